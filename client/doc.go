@@ -1,0 +1,2 @@
+// Package client is rollsafe's public idempotent Kafka producer.
+package client

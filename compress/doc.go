@@ -1,0 +1,4 @@
+// Package compress encodes and decodes the record-batch payloads of Kafka's
+// four codecs (gzip, snappy, lz4, zstd) with pooled encoders and decoders,
+// refusing decompression bombs with a typed error.
+package compress

@@ -1,0 +1,11 @@
+module github.com/rollsafe/rollsafe
+
+go 1.26
+
+require (
+	github.com/klauspost/compress v1.20.4 // indirect
+	github.com/pierrec/lz4/v4 v4.1.33 // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
+	github.com/twmb/franz-go/pkg/kmsg v1.15.1 // indirect
+	golang.org/x/sync v0.25.0 // indirect
+)
