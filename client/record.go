@@ -1,0 +1,49 @@
+package client
+
+import "time"
+
+// Header is a record header.
+type Header struct {
+	Key   string
+	Value []byte
+}
+
+// Record is one Kafka record to produce. After delivery Partition and Offset
+// hold where it was written.
+type Record struct {
+	Topic string
+	// Partition is used as is when HasPartition is set (or with
+	// ManualPartitioner); otherwise the partitioner chooses and fills it in.
+	Partition    int32
+	HasPartition bool
+	Key          []byte // nil: a null key
+	Value        []byte // nil: a null value (a tombstone)
+	Headers      []Header
+	Timestamp    time.Time // zero: the time Produce is called
+
+	// Offset is set when the record is acknowledged; -1 while unknown.
+	Offset int64
+
+	// Context is free for the caller's use; rollsafe never reads it.
+	Context any
+}
+
+// Result is the outcome of one record of ProduceSync.
+type Result struct {
+	Record *Record
+	Err    error
+}
+
+// Results is what ProduceSync returns: one Result per record, in order.
+type Results []Result
+
+// FirstErr returns the first record error, or nil if every record was
+// acknowledged.
+func (rs Results) FirstErr() error {
+	for _, r := range rs {
+		if r.Err != nil {
+			return r.Err
+		}
+	}
+	return nil
+}
