@@ -1,0 +1,258 @@
+package batching
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/rollsafe/rollsafe/compress"
+)
+
+// Accumulator collects records into one open batch per partition and closes
+// batches on size, linger or Flush. Closed batches are compressed by worker
+// goroutines, in parallel across and within partitions, and handed to the
+// ready callback in closing order per partition. All methods are safe for
+// concurrent use.
+type Accumulator struct {
+	cfg   Config
+	comp  *compress.Compressor
+	ready func(*Batch)
+	pool  sync.Pool // *Batch
+
+	mu         sync.Mutex
+	parts      map[TopicPartition]*partition
+	bufRecords int
+	bufBytes   int64
+	waiters    int           // Appends waiting for room
+	room       chan struct{} // closed when room frees, if waiters > 0
+	closed     bool
+	nextID     uint64
+	linger     lingerQueue
+
+	work workQueue
+
+	lingerKick chan struct{}
+	done       chan struct{}
+	closeOnce  sync.Once
+	wg         sync.WaitGroup
+}
+
+// partition is the per-partition state.
+type partition struct {
+	tp      TopicPartition
+	open    *Batch // guarded by Accumulator.mu
+	nextSeq uint64 // guarded by Accumulator.mu
+
+	dmu         sync.Mutex // guards the delivery fields below
+	nextDeliver uint64
+	pending     []*Batch // compressed, waiting for an earlier batch
+	delivering  bool
+}
+
+// NewAccumulator starts an accumulator. ready receives every closed,
+// compressed batch, in closing order per partition, from worker goroutines;
+// it must eventually lead to Release of the batch. ready may call Append,
+// TryAppend, Flush, Release and Buffered, but not Drain or Close.
+func NewAccumulator(cfg Config, ready func(*Batch)) (*Accumulator, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	comp, err := compress.NewCompressor(cfg.Codec, cfg.Level)
+	if err != nil {
+		return nil, err
+	}
+	a := &Accumulator{
+		cfg:        cfg,
+		comp:       comp,
+		ready:      ready,
+		parts:      make(map[TopicPartition]*partition),
+		lingerKick: make(chan struct{}, 1),
+		done:       make(chan struct{}),
+	}
+	a.pool.New = func() any { return new(Batch) }
+	a.work.init()
+	a.wg.Add(cfg.Workers)
+	for range cfg.Workers {
+		go a.worker()
+	}
+	if cfg.Linger > 0 {
+		a.wg.Add(1)
+		go a.lingerLoop()
+	}
+	return a, nil
+}
+
+// Config returns the accumulator's configuration, defaults filled in.
+func (a *Accumulator) Config() Config { return a.cfg }
+
+// Append copies r into the open batch of tp, waiting for buffer room until
+// ctx ends. token is returned with the batch, in record order. A record that
+// cannot fit MaxRecordBytes fails at once with a *RecordTooLargeError.
+func (a *Accumulator) Append(ctx context.Context, tp TopicPartition, r *Record, token any) error {
+	for {
+		ch, err := a.tryAppend(tp, r, token, true)
+		if ch == nil {
+			return err
+		}
+		select {
+		case <-ch:
+			a.mu.Lock()
+			a.waiters--
+			a.mu.Unlock()
+		case <-ctx.Done():
+			a.mu.Lock()
+			a.waiters--
+			a.mu.Unlock()
+			return ctx.Err()
+		}
+	}
+}
+
+// TryAppend is Append without waiting: it fails with ErrBufferFull when
+// there is no room.
+func (a *Accumulator) TryAppend(tp TopicPartition, r *Record, token any) error {
+	_, err := a.tryAppend(tp, r, token, false)
+	return err
+}
+
+// tryAppend appends r, or, without room and if wait, registers a waiter and
+// returns the channel to wait on.
+func (a *Accumulator) tryAppend(tp TopicPartition, r *Record, token any, wait bool) (<-chan struct{}, error) {
+	if n := batchOfOneLen(r); n > a.cfg.MaxRecordBytes {
+		return nil, &RecordTooLargeError{Size: n, Max: a.cfg.MaxRecordBytes}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return nil, ErrClosed
+	}
+	p := a.parts[tp]
+	if p == nil {
+		p = &partition{tp: tp}
+		a.parts[tp] = p
+	}
+	ts := timestampMillis(r, time.Now)
+	var body, size int
+	if b := p.open; b != nil {
+		body = recordBodyLen(r, ts-b.firstTS, int32(b.Records))
+		size = varintLen(int64(body)) + body
+		if len(b.raw)+size > a.cfg.BatchBytes {
+			a.closeLocked(p)
+		}
+	}
+	if p.open == nil {
+		body = recordBodyLen(r, 0, 0)
+		size = varintLen(int64(body)) + body
+	}
+	if a.bufRecords+1 > a.cfg.MaxBufferedRecords || a.bufBytes+int64(size) > a.cfg.MaxBufferedBytes {
+		// Send what is buffered so that releases can make room.
+		a.flushLocked()
+		if !wait {
+			return nil, ErrBufferFull
+		}
+		if a.room == nil {
+			a.room = make(chan struct{})
+		}
+		a.waiters++
+		return a.room, nil
+	}
+	b := p.open
+	if b == nil {
+		b = a.pool.Get().(*Batch)
+		a.nextID++
+		b.reset(a, p, tp, a.nextID)
+		p.open = b
+		if a.cfg.Linger > 0 {
+			a.linger.push(lingerEntry{p: p, id: b.id, deadline: time.Now().Add(a.cfg.Linger)}, a.lingerKick)
+		}
+	}
+	b.add(r, ts, body, size, token)
+	a.bufRecords++
+	a.bufBytes += int64(size)
+	if len(b.raw) >= a.cfg.BatchBytes {
+		a.closeLocked(p)
+	}
+	return nil, nil
+}
+
+// Flush closes every open batch now; they go to ready once compressed.
+func (a *Accumulator) Flush() {
+	a.mu.Lock()
+	a.flushLocked()
+	a.mu.Unlock()
+}
+
+func (a *Accumulator) flushLocked() {
+	for _, p := range a.parts {
+		if p.open != nil {
+			a.closeLocked(p)
+		}
+	}
+}
+
+// closeLocked closes p's open batch and queues it for compression.
+func (a *Accumulator) closeLocked(p *partition) {
+	b := p.open
+	p.open = nil
+	b.seq = p.nextSeq
+	p.nextSeq++
+	a.work.push(b)
+}
+
+// Drain waits until every batch closed before the call has been handed to
+// ready and ready has returned, or ctx ends. Pair it with Flush.
+func (a *Accumulator) Drain(ctx context.Context) error {
+	return a.work.drain(ctx)
+}
+
+// Release ends a batch (acknowledged or failed for good): its records leave
+// the buffer accounting and its memory returns to the pool. The batch must
+// not be used afterwards.
+func (a *Accumulator) Release(b *Batch) {
+	if b == nil || b.acc != a {
+		return
+	}
+	a.mu.Lock()
+	a.bufRecords -= b.chargeRecords
+	a.bufBytes -= b.chargeBytes
+	if a.waiters > 0 && a.room != nil && (b.chargeRecords > 0 || b.chargeBytes > 0) {
+		close(a.room)
+		a.room = nil
+	}
+	a.mu.Unlock()
+	b.acc = nil
+	b.part = nil
+	clear(b.Tokens)
+	b.Tokens = b.Tokens[:0]
+	b.wire = nil
+	a.pool.Put(b)
+}
+
+// Buffered returns the records and uncompressed record bytes appended and
+// not yet released.
+func (a *Accumulator) Buffered() (records int, bytes int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.bufRecords, a.bufBytes
+}
+
+// Close closes the open batches, waits until the workers have handed every
+// closed batch to ready, and stops the linger timer and the workers.
+// Appends waiting for room, and later calls, fail with ErrClosed. Batches
+// already handed out may still be used and released.
+func (a *Accumulator) Close() {
+	a.closeOnce.Do(func() {
+		a.mu.Lock()
+		a.closed = true
+		a.flushLocked()
+		if a.room != nil {
+			close(a.room)
+			a.room = nil
+		}
+		a.mu.Unlock()
+		close(a.done)
+		a.work.close()
+		a.wg.Wait()
+	})
+}

@@ -1,0 +1,86 @@
+package batching
+
+import (
+	"fmt"
+	"math"
+)
+
+// Split re-batches b's records (as for a batch the broker refused with
+// MESSAGE_TOO_LARGE) into new batches of the same partition and codec, each
+// at most maxBytes uncompressed (header included), with b's tokens split
+// accordingly. There are always at least two: when b already fits maxBytes
+// it is halved, so that a retry loop makes progress. The new batches carry
+// b's producer id and epoch, and base sequences continuing b's. They are
+// compressed on the caller's goroutine, take over b's share of the buffer
+// accounting, and must each be released; b must still be released too.
+// A record that cannot fit maxBytes gives a *RecordTooLargeError, and a
+// batch of one record ErrCannotSplit.
+func (b *Batch) Split(maxBytes int) ([]*Batch, error) {
+	a := b.acc
+	if a == nil {
+		return nil, ErrReleased
+	}
+	if b.Records < 2 {
+		return nil, fmt.Errorf("%w (%d bytes)", ErrCannotSplit, len(b.raw))
+	}
+	h := BatchHeader{FirstTimestamp: b.firstTS, NumRecords: int32(b.Records)}
+	recs, err := decodeRecords(b.raw[batchHeaderLen:], &h)
+	if err != nil {
+		return nil, err // unreachable: we encoded these bytes
+	}
+	target := maxBytes
+	if len(b.raw) <= maxBytes {
+		target = batchHeaderLen + (len(b.raw)-batchHeaderLen)/2
+	}
+	r := make([]Record, len(recs))
+	for i, d := range recs {
+		r[i] = Record{Key: d.Key, Value: d.Value, Headers: d.Headers, Timestamp: d.Timestamp}
+		if n := batchOfOneLen(&r[i]); n > maxBytes {
+			return nil, &RecordTooLargeError{Size: n, Max: maxBytes}
+		}
+	}
+
+	var out []*Batch
+	var cur *Batch
+	var chargeBytes int64
+	for i := range r {
+		ts := r[i].Timestamp.UnixMilli()
+		var body, size int
+		if cur != nil {
+			body = recordBodyLen(&r[i], ts-cur.firstTS, int32(cur.Records))
+			size = varintLen(int64(body)) + body
+			if len(cur.raw)+size > target {
+				cur = nil
+			}
+		}
+		if cur == nil {
+			cur = a.pool.Get().(*Batch)
+			cur.reset(a, nil, b.TP, 0)
+			cur.codec = b.codec
+			out = append(out, cur)
+			body = recordBodyLen(&r[i], 0, 0)
+			size = varintLen(int64(body)) + body
+		}
+		cur.add(&r[i], ts, body, size, b.Tokens[i])
+		chargeBytes += int64(size)
+	}
+	seq := int64(b.baseSequence)
+	for _, c := range out {
+		c.finish(a.comp)
+		if b.producerID != -1 || b.epoch != -1 || b.baseSequence != -1 {
+			s := int32(-1)
+			if b.baseSequence >= 0 {
+				s = int32(seq % (math.MaxInt32 + 1))
+			}
+			c.SetProducer(b.producerID, b.epoch, s)
+		}
+		seq += int64(c.Records)
+	}
+
+	a.mu.Lock()
+	a.bufBytes += chargeBytes - b.chargeBytes
+	a.bufRecords += b.Records - b.chargeRecords
+	b.chargeBytes, b.chargeRecords = 0, 0
+	a.mu.Unlock()
+	return out, nil
+}
