@@ -1,0 +1,52 @@
+package idempotence
+
+import (
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrNotWritten means the batch is known not to be in the log; it is
+	// safe to produce its records again.
+	ErrNotWritten = errors.New("idempotence: batch not written")
+	// ErrOutcomeUnknown means the batch may or may not be in the log and
+	// the log could not be read to find out.
+	ErrOutcomeUnknown = errors.New("idempotence: batch outcome unknown")
+	// ErrDeliveryTimeout means the batch's delivery deadline passed. It is
+	// always joined with ErrNotWritten or ErrOutcomeUnknown.
+	ErrDeliveryTimeout = errors.New("idempotence: delivery timeout")
+	// ErrDataLoss means acknowledged records are missing from the log.
+	ErrDataLoss = errors.New("idempotence: acknowledged records lost")
+	// ErrPartitionStopped means the partition was stopped after data loss
+	// (Config.StopOnDataLoss).
+	ErrPartitionStopped = errors.New("idempotence: partition stopped")
+	// ErrInvalidBatch means Enqueue or Split was given an unusable batch
+	// (duplicate id, no records). It is joined with ErrNotWritten.
+	ErrInvalidBatch = errors.New("idempotence: invalid batch")
+)
+
+// CodeError is a batch failure caused by a non-retriable Kafka error code.
+// It unwraps to ErrNotWritten, or to ErrOutcomeUnknown when an earlier
+// attempt of the batch may have been appended and the log could not prove
+// otherwise.
+type CodeError struct {
+	Code int16
+	Err  error
+}
+
+// Error implements error.
+func (e *CodeError) Error() string {
+	return fmt.Sprintf("idempotence: kafka error code %d (%s): %v", e.Code, CodeName(e.Code), e.Err)
+}
+
+// Unwrap returns ErrNotWritten or ErrOutcomeUnknown.
+func (e *CodeError) Unwrap() error { return e.Err }
+
+var (
+	errTimeoutNotWritten = fmt.Errorf("%w: %w", ErrDeliveryTimeout, ErrNotWritten)
+	errTimeoutUnknown    = fmt.Errorf("%w: %w", ErrDeliveryTimeout, ErrOutcomeUnknown)
+	errStopped           = fmt.Errorf("%w: %w", ErrPartitionStopped, ErrNotWritten)
+	errStoppedLoss       = fmt.Errorf("%w after %w: %w", ErrPartitionStopped, ErrDataLoss, ErrNotWritten)
+	errDuplicateID       = fmt.Errorf("%w: duplicate batch id: %w", ErrInvalidBatch, ErrNotWritten)
+	errNoRecords         = fmt.Errorf("%w: batch without records: %w", ErrInvalidBatch, ErrNotWritten)
+)

@@ -1,0 +1,92 @@
+package idempotence
+
+import "fmt"
+
+// Event is an output of the Producer, drained with Events. The concrete
+// types are Delivered, Failed, ReadTail, DataLoss, EpochBumped,
+// NeedProducerID, NeedSplit, RefreshMetadata and Wake.
+type Event interface{ isEvent() }
+
+// Delivered: the batch is in the log. BaseOffset is -1 when unknown (the
+// broker answered DUPLICATE_SEQUENCE_NUMBER). Per partition, Delivered events
+// come in the order the batches were enqueued.
+type Delivered struct {
+	TP         TopicPartition
+	ID         BatchID
+	BaseOffset int64
+}
+
+// Failed: the batch is finished without a delivery. Err matches (errors.Is)
+// ErrNotWritten when the records are known not to be in the log, or
+// ErrOutcomeUnknown when they may be.
+type Failed struct {
+	TP  TopicPartition
+	ID  BatchID
+	Err error
+}
+
+// ReadTail asks the caller to read the partition's log from FromOffset to the
+// high watermark and hand the batch headers to TailRead. FromOffset -1 means
+// from the log start: nothing was acknowledged on this partition with a known
+// offset, so the whole log must be scanned (costly on a long log).
+type ReadTail struct {
+	TP         TopicPartition
+	FromOffset int64
+}
+
+// DataLoss reports acknowledged records missing from the log: offsets
+// FromOffset..ToOffset (inclusive) had been acknowledged and are gone.
+// Records counts the acknowledged records known in that range (a lower bound
+// when the loss exceeds the recent history kept per partition).
+type DataLoss struct {
+	TP         TopicPartition
+	FromOffset int64
+	ToOffset   int64
+	Records    int64
+}
+
+// Error implements error; DataLoss matches ErrDataLoss with errors.Is.
+func (d DataLoss) Error() string {
+	return fmt.Sprintf("idempotence: %s[%d]: %d acknowledged records lost at offsets %d..%d",
+		d.TP.Topic, d.TP.Partition, d.Records, d.FromOffset, d.ToOffset)
+}
+
+// Is reports whether target is ErrDataLoss.
+func (d DataLoss) Is(target error) bool { return target == ErrDataLoss }
+
+// EpochBumped: the partition now writes under ProducerID and Epoch, its
+// sequences starting again at 0.
+type EpochBumped struct {
+	TP         TopicPartition
+	ProducerID int64
+	Epoch      int16
+}
+
+// NeedProducerID: the epoch is exhausted; the caller must obtain a new
+// producer id (InitProducerId) and call SetIdentity. Partitions needing a
+// bump hold until then; the others keep flowing.
+type NeedProducerID struct{}
+
+// NeedSplit: the broker refused the batch as too large (it was not written).
+// The caller must call Split with its parts.
+type NeedSplit struct {
+	TP TopicPartition
+	ID BatchID
+}
+
+// RefreshMetadata: the partition's leader must be looked up again. The
+// partition holds until LeaderChanged is called, even with the same leader.
+type RefreshMetadata struct{ TP TopicPartition }
+
+// Wake: the partition may have something sendable again; call Sendable.
+type Wake struct{ TP TopicPartition }
+
+func (Delivered) isEvent()       {}
+func (Failed) isEvent()          {}
+func (ReadTail) isEvent()        {}
+func (DataLoss) isEvent()        {}
+func (EpochBumped) isEvent()     {}
+func (NeedProducerID) isEvent()  {}
+func (NeedSplit) isEvent()       {}
+func (RefreshMetadata) isEvent() {}
+func (Wake) isEvent()            {}

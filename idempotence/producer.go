@@ -1,0 +1,280 @@
+package idempotence
+
+import (
+	"math"
+	"time"
+)
+
+// Producer is the idempotence state of one producer: its producer id and
+// epoch, and one sequence state machine per partition. It performs no I/O and
+// reads no clock: the caller feeds it inputs (Enqueue, Sendable, Response,
+// LeaderChanged, TailRead, Split, Tick, SetIdentity) and drains its decisions
+// with Events after each one.
+//
+// A Producer is not safe for concurrent use.
+type Producer struct {
+	cfg Config
+
+	hasID  bool
+	pid    int64
+	epoch  int16
+	needID bool // NeedProducerID emitted, SetIdentity pending
+
+	parts map[TopicPartition]*partition
+	order []*partition // creation order, for deterministic iteration
+	now   time.Time    // latest time seen
+
+	events []Event
+	woken  map[TopicPartition]bool
+}
+
+// New returns a Producer without identity; call SetIdentity before anything
+// can be sent.
+func New(cfg Config) *Producer {
+	if cfg.MaxInFlight <= 0 || cfg.MaxInFlight > DefaultMaxInFlight {
+		cfg.MaxInFlight = DefaultMaxInFlight
+	}
+	if cfg.RetryBackoff == 0 {
+		cfg.RetryBackoff = DefaultRetryBackoff
+	} else if cfg.RetryBackoff < 0 {
+		cfg.RetryBackoff = 0
+	}
+	return &Producer{cfg: cfg, parts: map[TopicPartition]*partition{}, woken: map[TopicPartition]bool{}}
+}
+
+// SetIdentity installs the producer id and epoch returned by InitProducerId,
+// at start and after NeedProducerID. Partitions adopt it at their next clean
+// boundary (nothing numbered and unacknowledged); a partition waiting for a
+// bump adopts it at once.
+func (pr *Producer) SetIdentity(producerID int64, epoch int16) {
+	pr.hasID, pr.pid, pr.epoch, pr.needID = true, producerID, epoch, false
+	for _, p := range pr.order {
+		pr.settle(p)
+	}
+}
+
+// Identity returns the current producer id and epoch, and false before
+// SetIdentity.
+func (pr *Producer) Identity() (producerID int64, epoch int16, ok bool) {
+	return pr.pid, pr.epoch, pr.hasID
+}
+
+func (pr *Producer) part(tp TopicPartition) *partition {
+	p := pr.parts[tp]
+	if p == nil {
+		p = newPartition(tp)
+		pr.parts[tp] = p
+		pr.order = append(pr.order, p)
+	}
+	return p
+}
+
+func (pr *Producer) observe(now time.Time) {
+	if now.After(pr.now) {
+		pr.now = now
+	}
+}
+
+func (pr *Producer) emit(e Event) { pr.events = append(pr.events, e) }
+
+func (pr *Producer) wake(p *partition) {
+	if !pr.woken[p.tp] {
+		pr.woken[p.tp] = true
+		pr.emit(Wake{TP: p.tp})
+	}
+}
+
+func (pr *Producer) fail(p *partition, b *batch, err error) {
+	p.remove(b)
+	pr.emit(Failed{TP: p.tp, ID: b.id, Err: err})
+}
+
+// Enqueue adds a batch of records to the end of the partition's queue. A
+// batch whose deadline passes before it is delivered fails with
+// ErrDeliveryTimeout (a zero deadline never passes).
+func (pr *Producer) Enqueue(tp TopicPartition, id BatchID, records int32, deadline time.Time) {
+	p := pr.part(tp)
+	switch {
+	case p.stopped != nil:
+		pr.emit(Failed{TP: tp, ID: id, Err: p.stopped})
+		return
+	case p.byID[id] != nil:
+		pr.emit(Failed{TP: tp, ID: id, Err: errDuplicateID})
+		return
+	case records <= 0:
+		pr.emit(Failed{TP: tp, ID: id, Err: errNoRecords})
+		return
+	}
+	b := &batch{id: id, records: records, deadline: deadline, offset: -1}
+	p.batches = append(p.batches, b)
+	p.byID[id] = b
+}
+
+// LeaderChanged records the partition's leader. After RefreshMetadata it must
+// be called (even with an unchanged leader) before the partition resends.
+func (pr *Producer) LeaderChanged(tp TopicPartition, broker int32, leaderEpoch int32) {
+	p := pr.part(tp)
+	p.hasLeader, p.leader, p.leaderEpoch = true, broker, leaderEpoch
+	pr.wake(p)
+	pr.settle(p)
+}
+
+// Pending returns the number of the partition's batches not yet finished
+// (neither Delivered nor Failed).
+func (pr *Producer) Pending(tp TopicPartition) int {
+	if p := pr.parts[tp]; p != nil {
+		return len(p.batches)
+	}
+	return 0
+}
+
+// Idle reports whether every batch of every partition is finished.
+func (pr *Producer) Idle() bool {
+	for _, p := range pr.order {
+		if len(p.batches) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Events returns the decisions taken since the last call, in order, and
+// forgets them.
+func (pr *Producer) Events() []Event {
+	ev := pr.events
+	pr.events = nil
+	clear(pr.woken)
+	return ev
+}
+
+// Tick passes the time: deadlines expire, backoffs end (Wake), failed tail
+// reads are asked again.
+func (pr *Producer) Tick(now time.Time) {
+	pr.observe(now)
+	for _, p := range pr.order {
+		if !p.retryAt.IsZero() && !now.Before(p.retryAt) {
+			p.retryAt = time.Time{}
+			pr.wake(p)
+		}
+		pr.expire(p, now)
+		pr.settle(p)
+	}
+}
+
+// NextWake returns the earliest time at which Tick has something to do (a
+// deadline or a backoff), and false if there is none.
+func (pr *Producer) NextWake() (time.Time, bool) {
+	var t time.Time
+	consider := func(x time.Time) {
+		if !x.IsZero() && (t.IsZero() || x.Before(t)) {
+			t = x
+		}
+	}
+	for _, p := range pr.order {
+		consider(p.retryAt)
+		for _, b := range p.batches {
+			if !b.expired && b.st != stAcked {
+				consider(b.deadline)
+			}
+		}
+	}
+	return t, !t.IsZero()
+}
+
+// expire applies delivery deadlines.
+func (pr *Producer) expire(p *partition, now time.Time) {
+	for i := 0; i < len(p.batches); i++ {
+		b := p.batches[i]
+		if b.expired || b.deadline.IsZero() || now.Before(b.deadline) || b.st == stAcked {
+			continue
+		}
+		b.expired = true
+		switch {
+		case b.st == stInFlight:
+			// decided when its response arrives
+		case b.unknown:
+			p.needRead = true // resolve from the log first
+		default: // queued, not appended, awaiting split: known not written
+			if b.numbered {
+				p.needBump = true // its sequence leaves a hole
+			}
+			pr.fail(p, b, errTimeoutNotWritten)
+			i--
+		}
+	}
+}
+
+// settle moves the partition as far as it can go without new input:
+// delivers the acknowledged prefix, and once nothing is in flight, reads the
+// tail or moves to a fresh epoch as needed.
+func (pr *Producer) settle(p *partition) {
+	for len(p.batches) > 0 && p.batches[0].st == stAcked {
+		b := p.batches[0]
+		p.batches = p.batches[1:]
+		delete(p.byID, b.id)
+		if b.offset >= 0 {
+			p.lastAckedEnd = b.offset + int64(b.records) - 1
+		}
+		pr.emit(Delivered{TP: p.tp, ID: b.id, BaseOffset: b.offset})
+	}
+	if p.stopped != nil || p.inFlight > 0 || p.reading {
+		return
+	}
+	if p.needBump && p.hasUnknown() {
+		p.needRead = true
+	}
+	if p.needRead {
+		if pr.now.Before(p.retryAt) {
+			return
+		}
+		p.reading = true
+		from := int64(-1)
+		if p.lastAckedEnd >= 0 {
+			from = p.lastAckedEnd + 1
+		}
+		pr.emit(ReadTail{TP: p.tp, FromOffset: from})
+		return
+	}
+	if p.has(stAwaitSplit) {
+		return
+	}
+	behind := !p.hasID || !pr.hasID || p.pid != pr.pid || p.epoch != pr.epoch
+	// A partition behind the producer's identity adopts it at its next clean
+	// boundary: nothing numbered is unacknowledged and something waits.
+	adopt := behind && !p.hasNumberedUnacked() && p.has(stQueued)
+	if !p.needBump && !adopt {
+		return
+	}
+	if !pr.moveEpoch(p) {
+		return
+	}
+	p.renumberAll()
+	p.needBump = false
+	pr.wake(p)
+}
+
+// moveEpoch puts the partition under an identity it has never written with:
+// the producer's current one if the partition is behind it, else a local
+// epoch bump (KIP-360), else (epoch exhausted) a new producer id is needed
+// and it reports false.
+func (pr *Producer) moveEpoch(p *partition) bool {
+	if !pr.hasID {
+		return false
+	}
+	if p.hasID && p.pid == pr.pid && p.epoch >= pr.epoch {
+		if max(pr.epoch, p.epoch) == math.MaxInt16 {
+			if !pr.needID {
+				pr.needID = true
+				pr.emit(NeedProducerID{})
+			}
+			return false
+		}
+		pr.epoch = max(pr.epoch, p.epoch) + 1
+	}
+	first := !p.hasID
+	p.hasID, p.pid, p.epoch, p.nextSeq = true, pr.pid, pr.epoch, 0
+	if !first {
+		pr.emit(EpochBumped{TP: p.tp, ProducerID: p.pid, Epoch: p.epoch})
+	}
+	return true
+}

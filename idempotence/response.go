@@ -1,0 +1,120 @@
+package idempotence
+
+import "time"
+
+// Response applies the outcome of one produce attempt of batch id. A response
+// for a batch that is not in flight (stale or repeated) is ignored.
+func (pr *Producer) Response(tp TopicPartition, id BatchID, r Response, now time.Time) {
+	p := pr.parts[tp]
+	if p == nil {
+		return
+	}
+	b := p.byID[id]
+	if b == nil || b.st != stInFlight {
+		return
+	}
+	pr.observe(now)
+	p.inFlight--
+	if r.LogStartOffset >= 0 {
+		p.logStart = r.LogStartOffset
+	}
+	switch classify(r) {
+	case outAppended:
+		pr.ack(p, b, r.BaseOffset)
+	case outDuplicate:
+		pr.ack(p, b, -1)
+	case outNotApp:
+		b.rejected()
+		pr.retryLater(p, r.Code, now)
+	case outMaybe:
+		b.unknown = true
+		b.rejected()
+		pr.retryLater(p, r.Code, now)
+	case outOutOfOrder:
+		// At the head the broker's state and ours disagree: desynchronised.
+		// Later in the queue it follows an earlier failure: retry in order.
+		head := p.head() == b
+		b.rejected()
+		p.cautious = true
+		if head {
+			p.needRead = true
+		}
+	case outUnknownPID:
+		b.rejected()
+		p.cautious, p.needRead = true, true
+	case outStaleEpoch:
+		b.rejected()
+		p.cautious = true
+		if b.unknown {
+			p.needRead = true // an earlier attempt may be in the log
+		} else {
+			p.needBump = true // written under a stale epoch: move on
+		}
+	case outTooLarge:
+		p.cautious = true
+		if b.unknown {
+			b.tooLarge = true
+			b.rejected()
+			p.needRead = true
+		} else {
+			b.st = stAwaitSplit
+			p.needBump = true // the parts cannot reuse its sequences
+			pr.emit(NeedSplit{TP: tp, ID: id})
+		}
+	case outFatal:
+		p.cautious = true
+		err := &CodeError{Code: r.Code, Err: ErrNotWritten}
+		if b.unknown {
+			b.fatal = err
+			b.rejected()
+			p.needRead = true
+		} else {
+			p.needBump = true // its sequence leaves a hole
+			pr.fail(p, b, err)
+		}
+	}
+	if b.expired && p.byID[id] == b {
+		switch {
+		case b.st == stAcked:
+		case b.unknown:
+			p.needRead = true
+		default:
+			if b.numbered {
+				p.needBump = true
+			}
+			pr.fail(p, b, errTimeoutNotWritten)
+		}
+	}
+	pr.settle(p)
+}
+
+// ack records that b is in the log.
+func (pr *Producer) ack(p *partition, b *batch, base int64) {
+	p.acked(b, base)
+	if p.cautious && !p.needBump && !p.needRead {
+		clean := true
+		for _, x := range p.batches {
+			if x.waitingResend() {
+				clean = false
+				break
+			}
+		}
+		if clean {
+			p.cautious = false
+			pr.wake(p)
+		}
+	}
+}
+
+// retryLater puts the partition in single-flight mode, pauses it and, for
+// codes meaning the leader may have moved, asks for metadata.
+func (pr *Producer) retryLater(p *partition, code int16, now time.Time) {
+	p.cautious = true
+	if pr.cfg.RetryBackoff > 0 {
+		p.retryAt = now.Add(pr.cfg.RetryBackoff)
+	}
+	if needsMetadata(code) && p.hasLeader {
+		p.hasLeader = false
+		pr.emit(RefreshMetadata{TP: p.tp})
+	}
+}

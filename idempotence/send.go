@@ -1,0 +1,52 @@
+package idempotence
+
+import "time"
+
+// Sendable returns the batches of tp to write now, in order, each with the
+// header it must carry and the broker it goes to, and marks them in flight.
+// The caller must write them in this order on one connection. It returns
+// nothing while the partition holds: no identity or leader yet, backing off,
+// one batch already in flight after an error, draining for a tail read or an
+// epoch change, or waiting for a Split.
+func (pr *Producer) Sendable(tp TopicPartition, now time.Time) []Send {
+	p := pr.parts[tp]
+	if p == nil {
+		return nil
+	}
+	pr.observe(now)
+	pr.expire(p, now)
+	pr.settle(p)
+	if p.stopped != nil || !p.hasID || !p.hasLeader || now.Before(p.retryAt) ||
+		p.needRead || p.reading || p.needBump || p.has(stAwaitSplit) {
+		return nil
+	}
+	behind := !pr.hasID || p.pid != pr.pid || p.epoch != pr.epoch
+	var out []Send
+	numbered := p.numbered()
+	for _, b := range p.batches {
+		if p.cautious && (p.inFlight > 0 || len(out) > 0) {
+			break
+		}
+		switch b.st {
+		case stAcked, stInFlight:
+			continue
+		case stQueued:
+			// A fresh number only under the current identity, and only
+			// while the broker's dedup window covers every numbered batch.
+			if behind || numbered >= pr.cfg.MaxInFlight {
+				return out
+			}
+			p.number(b)
+			numbered++
+		case stNotAppended, stMaybeAppended:
+			// resent unchanged
+		default:
+			return out
+		}
+		b.st = stInFlight
+		p.inFlight++
+		out = append(out, Send{ID: b.id, ProducerID: b.pid, Epoch: b.epoch, BaseSequence: b.seq,
+			Broker: p.leader, LeaderEpoch: p.leaderEpoch})
+	}
+	return out
+}

@@ -1,0 +1,159 @@
+package idempotence
+
+// tailKey identifies a batch written by an idempotent producer.
+type tailKey struct {
+	pid   int64
+	epoch int16
+	seq   int32
+}
+
+// TailRead hands over the log read asked for by ReadTail. Numbered batches
+// found there (same producer id, epoch, base sequence and record count) are
+// delivered at their offsets; the others are known not written and are resent
+// in order from sequence 0 under a fresh epoch. Acknowledged records missing
+// from the log are reported as DataLoss, unless the log start moved past
+// them (retention). A failed read fails the expired unknown-outcome batches
+// with ErrOutcomeUnknown and asks again after the backoff.
+func (pr *Producer) TailRead(tp TopicPartition, t Tail) {
+	p := pr.parts[tp]
+	if p == nil || !p.reading {
+		return
+	}
+	p.reading = false
+	if t.Err != nil {
+		pr.tailFailed(p)
+		pr.settle(p)
+		return
+	}
+	p.logStart = t.LogStartOffset
+	pr.checkLoss(p, t)
+	found := make(map[tailKey]TailBatch, len(t.Batches))
+	for _, tb := range t.Batches {
+		found[tailKey{tb.ProducerID, tb.Epoch, tb.BaseSequence}] = tb
+	}
+	for i := 0; i < len(p.batches); i++ {
+		b := p.batches[i]
+		if b.st == stAcked || !b.numbered || b.st == stAwaitSplit {
+			continue
+		}
+		if tb, ok := found[tailKey{b.pid, b.epoch, b.seq}]; ok && tb.Records == b.records {
+			p.acked(b, tb.BaseOffset)
+			continue
+		}
+		// Not in the log, and nothing of it is in flight: known not written.
+		b.unknown = false
+		b.st = stNotAppended
+		var err error
+		switch {
+		case b.fatal != nil:
+			err = b.fatal
+		case b.expired:
+			err = errTimeoutNotWritten
+		case p.stopped != nil:
+			err = p.stopped
+		case b.tooLarge:
+			b.st = stAwaitSplit
+			pr.emit(NeedSplit{TP: p.tp, ID: b.id})
+		}
+		if err != nil {
+			pr.fail(p, b, err)
+			i--
+		}
+	}
+	if p.stopped != nil {
+		for i := 0; i < len(p.batches); i++ {
+			if b := p.batches[i]; b.st != stAcked {
+				pr.fail(p, b, p.stopped)
+				i--
+			}
+		}
+	}
+	p.needRead = false
+	p.needBump = true // the broker's sequence state is not trusted any more
+	pr.settle(p)
+}
+
+// tailFailed handles a log that could not be read.
+func (pr *Producer) tailFailed(p *partition) {
+	for i := 0; i < len(p.batches); i++ {
+		b := p.batches[i]
+		if !b.unknown || !b.expired {
+			continue
+		}
+		err := errTimeoutUnknown
+		if b.fatal != nil {
+			err = &CodeError{Code: b.fatal.(*CodeError).Code, Err: ErrOutcomeUnknown}
+		}
+		pr.fail(p, b, err)
+		i--
+	}
+	if p.hasUnknown() {
+		if pr.cfg.RetryBackoff > 0 {
+			p.retryAt = pr.now.Add(pr.cfg.RetryBackoff)
+		}
+		return // needRead stays: ask again
+	}
+	// Nothing uncertain is left: every other batch is known not written.
+	p.needRead = false
+	p.needBump = true
+}
+
+// checkLoss reports acknowledged records the log no longer holds.
+func (pr *Producer) checkLoss(p *partition, t Tail) {
+	if p.maxAckedEnd < 0 || t.LogStartOffset > p.maxAckedEnd || t.HighWatermark > p.maxAckedEnd {
+		return
+	}
+	from := max(t.HighWatermark, t.LogStartOffset, 0)
+	loss := DataLoss{TP: p.tp, FromOffset: from, ToOffset: p.maxAckedEnd, Records: p.lostRecords(from, p.maxAckedEnd)}
+	pr.emit(loss)
+	p.maxAckedEnd = from - 1
+	if pr.cfg.StopOnDataLoss {
+		p.stopped = errStoppedLoss
+	}
+}
+
+// Split replaces a batch refused as too large by its parts, in its place.
+// The parts are numbered when first sent. No parts fails the batch with
+// MESSAGE_TOO_LARGE (not written).
+func (pr *Producer) Split(tp TopicPartition, id BatchID, parts []Part) {
+	p := pr.parts[tp]
+	if p == nil {
+		return
+	}
+	b := p.byID[id]
+	if b == nil || b.st != stAwaitSplit {
+		return
+	}
+	if len(parts) == 0 {
+		pr.fail(p, b, &CodeError{Code: CodeMessageTooLarge, Err: ErrNotWritten})
+		pr.settle(p)
+		return
+	}
+	repl := make([]*batch, 0, len(parts))
+	for _, part := range parts {
+		if part.Records <= 0 || (p.byID[part.ID] != nil && part.ID != id) {
+			pr.emit(Failed{TP: tp, ID: part.ID, Err: errNoRecordsOrDup(part.Records)})
+			continue
+		}
+		repl = append(repl, &batch{id: part.ID, records: part.Records, deadline: b.deadline, offset: -1})
+	}
+	i := 0
+	for p.batches[i] != b {
+		i++
+	}
+	delete(p.byID, id)
+	rest := append(repl, p.batches[i+1:]...)
+	p.batches = append(p.batches[:i], rest...)
+	for _, x := range repl {
+		p.byID[x.id] = x
+	}
+	pr.wake(p)
+	pr.settle(p)
+}
+
+func errNoRecordsOrDup(records int32) error {
+	if records <= 0 {
+		return errNoRecords
+	}
+	return errDuplicateID
+}

@@ -1,0 +1,123 @@
+package idempotence
+
+import "time"
+
+// TopicPartition names one partition of one topic.
+type TopicPartition struct {
+	Topic     string
+	Partition int32
+}
+
+// BatchID identifies a batch. The caller assigns it and keeps it unique for
+// the lifetime of the Producer.
+type BatchID uint64
+
+// DefaultMaxInFlight is the largest number of batches per partition whose
+// outcome may be pending at once: the broker keeps the metadata of the last
+// five batches per producer, so a retry is only deduplicated within five.
+const DefaultMaxInFlight = 5
+
+// DefaultRetryBackoff is the pause before a partition resends after an error.
+const DefaultRetryBackoff = 100 * time.Millisecond
+
+// Config tunes a Producer. The zero value is usable.
+type Config struct {
+	// MaxInFlight bounds the batches of one partition that carry a sequence
+	// number and are not yet delivered (1..5; 0 or more than 5 means 5).
+	MaxInFlight int
+	// StopOnDataLoss stops a partition when acknowledged records are found
+	// missing from its log: its pending and future batches fail with
+	// ErrPartitionStopped. Without it the loss is reported as a DataLoss
+	// event and the partition carries on.
+	StopOnDataLoss bool
+	// RetryBackoff is the pause after a retriable error before the partition
+	// sends again, and between failed tail reads. 0 means
+	// DefaultRetryBackoff; a negative value means no pause.
+	RetryBackoff time.Duration
+}
+
+// Class is the caller's classification of a produce outcome for error codes
+// this package has no rule of its own for. The zero value, MaybeAppended, is
+// the safe default: such a batch is retried unchanged and never reported as
+// not written.
+type Class uint8
+
+const (
+	// MaybeAppended: the batch may or may not be in the log (request timed
+	// out, connection lost after the request was written).
+	MaybeAppended Class = iota
+	// NotAppended: the broker did not append the batch; retry.
+	NotAppended
+	// NotAppendedFatal: the broker did not append the batch and retrying
+	// will not help (authorization, corrupt message, unsupported version).
+	NotAppendedFatal
+	// Appended: the batch is in the log at BaseOffset.
+	Appended
+)
+
+// String returns the class name.
+func (c Class) String() string {
+	switch c {
+	case MaybeAppended:
+		return "MaybeAppended"
+	case NotAppended:
+		return "NotAppended"
+	case NotAppendedFatal:
+		return "NotAppendedFatal"
+	case Appended:
+		return "Appended"
+	}
+	return "Class(?)"
+}
+
+// Response is the outcome of one produce attempt for one batch.
+//
+// Transport failures carry Code -1 (CodeTransport) with Class MaybeAppended
+// when the request had been written to the connection, or NotAppended when it
+// never was.
+type Response struct {
+	Code           int16
+	Class          Class
+	BaseOffset     int64 // valid when the batch was appended
+	LogStartOffset int64 // as reported by the broker; -1 when unknown
+}
+
+// Send is one batch the caller must write now, with the header values it
+// must carry (the caller patches producer id, epoch and base sequence into
+// the encoded batch) and the broker it must go to.
+type Send struct {
+	ID           BatchID
+	ProducerID   int64
+	Epoch        int16
+	BaseSequence int32
+	Broker       int32
+	LeaderEpoch  int32
+}
+
+// TailBatch is the header of one record batch found in a partition's log.
+type TailBatch struct {
+	BaseOffset   int64
+	ProducerID   int64
+	Epoch        int16
+	BaseSequence int32
+	Records      int32
+}
+
+// Tail is the result of reading a partition's log, answering a ReadTail
+// event: every batch header from the requested offset up to HighWatermark.
+// The caller should read up to the leader's log end offset as it stood when
+// the read began (wait for the high watermark to reach it), so that a batch
+// appended but not yet replicated is not mistaken for a missing one. Err,
+// when set, means the log could not be read.
+type Tail struct {
+	Batches        []TailBatch
+	LogStartOffset int64
+	HighWatermark  int64
+	Err            error
+}
+
+// Part is one piece of a batch split after MESSAGE_TOO_LARGE.
+type Part struct {
+	ID      BatchID
+	Records int32
+}
