@@ -1,0 +1,150 @@
+package sim
+
+import (
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"math"
+
+	"github.com/rollsafe/rollsafe/compress"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// recordBatchHeaderLen is the size of a v2 record batch header, from the
+// base offset to the record count.
+const recordBatchHeaderLen = 61
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// batchHeader is what the broker needs from a produced batch's header.
+type batchHeader struct {
+	lastOffsetDelta int32
+	firstTimestamp  int64
+	maxTimestamp    int64
+	producerID      int64
+	producerEpoch   int16
+	baseSequence    int32
+	numRecords      int32
+	attributes      int16
+}
+
+// count is how many offsets the batch occupies.
+func (h *batchHeader) count() int64 { return int64(h.lastOffsetDelta) + 1 }
+
+// lastSequence is the sequence of the batch's last record, wrapping from
+// MaxInt32 to 0 as Kafka does.
+func (h *batchHeader) lastSequence() int32 { return addSeq(h.baseSequence, h.lastOffsetDelta) }
+
+// addSeq adds n to seq within [0, MaxInt32], wrapping.
+func addSeq(seq, n int32) int32 {
+	if seq > math.MaxInt32-n {
+		return n - (math.MaxInt32 - seq) - 1
+	}
+	return seq + n
+}
+
+// parseProduceBatch validates the records of one partition of a produce
+// request: exactly one magic-2 batch with a correct CRC-32C whose records
+// decompress within limit and parse, with offset deltas 0..n-1. Errors are
+// *BatchError carrying the code Kafka answers with.
+func parseProduceBatch(raw []byte, maxBatch, maxDecompressed int) (batchHeader, error) {
+	var h batchHeader
+	if len(raw) < recordBatchHeaderLen {
+		return h, batchErr(errCorruptMessage, "record batch of %d bytes is shorter than its header", len(raw))
+	}
+	length := int64(int32(binary.BigEndian.Uint32(raw[8:])))
+	if length+12 != int64(len(raw)) {
+		if length+12 < int64(len(raw)) && length >= recordBatchHeaderLen-12 {
+			return h, batchErr(errInvalidRecord, "produce requests v3+ carry exactly one record batch per partition")
+		}
+		return h, batchErr(errCorruptMessage, "record batch length %d does not match %d bytes", length, len(raw)-12)
+	}
+	if len(raw) > maxBatch {
+		return h, batchErr(errMessageTooLarge, "record batch of %d bytes exceeds %d", len(raw), maxBatch)
+	}
+	var b kmsg.RecordBatch
+	if err := b.ReadFrom(raw); err != nil {
+		return h, batchErr(errCorruptMessage, "record batch header: %v", err)
+	}
+	if b.Magic != 2 {
+		return h, batchErr(errInvalidRecord, "record batch magic %d, produce v3+ needs 2", b.Magic)
+	}
+	if crc := crc32.Checksum(raw[21:], castagnoli); crc != uint32(b.CRC) {
+		return h, batchErr(errCorruptMessage, "record batch CRC %08x, computed %08x", uint32(b.CRC), crc)
+	}
+	if b.Attributes&0x20 != 0 {
+		return h, batchErr(errInvalidRecord, "control batches cannot be produced")
+	}
+	if b.Attributes&0x10 != 0 {
+		return h, batchErr(errInvalidRecord, "transactional batches are not simulated")
+	}
+	if b.NumRecords <= 0 || b.LastOffsetDelta != b.NumRecords-1 {
+		return h, batchErr(errInvalidRecord, "record count %d with last offset delta %d", b.NumRecords, b.LastOffsetDelta)
+	}
+	if b.ProducerID >= 0 && (b.ProducerEpoch < 0 || b.FirstSequence < 0) {
+		return h, batchErr(errInvalidRecord, "producer %d with epoch %d and sequence %d", b.ProducerID, b.ProducerEpoch, b.FirstSequence)
+	}
+	codec := compress.Codec(b.Attributes & 0x07)
+	recs := b.Records
+	if codec != compress.None {
+		var err error
+		recs, err = compress.Decompress(nil, b.Records, codec, maxDecompressed)
+		if err != nil {
+			code := errCorruptMessage
+			if errors.Is(err, compress.ErrTooLarge) {
+				code = errInvalidRecord
+			}
+			return h, batchErr(code, "records: %v", err)
+		}
+	}
+	if err := checkRecords(recs, b.NumRecords); err != nil {
+		return h, err
+	}
+	h = batchHeader{
+		lastOffsetDelta: b.LastOffsetDelta,
+		firstTimestamp:  b.FirstTimestamp,
+		maxTimestamp:    b.MaxTimestamp,
+		producerID:      b.ProducerID,
+		producerEpoch:   b.ProducerEpoch,
+		baseSequence:    b.FirstSequence,
+		numRecords:      b.NumRecords,
+		attributes:      b.Attributes,
+	}
+	return h, nil
+}
+
+// checkRecords parses n varint-length-prefixed records and checks that they
+// fill recs exactly and number their offset deltas 0..n-1.
+func checkRecords(recs []byte, n int32) error {
+	_, err := eachRecord(recs, n, func(i int32, r *kmsg.Record) error {
+		if r.OffsetDelta != i {
+			return batchErr(errInvalidRecord, "record %d has offset delta %d", i, r.OffsetDelta)
+		}
+		return nil
+	})
+	return err
+}
+
+// eachRecord calls fn for each of n records in recs and returns the bytes
+// left over, which must be none.
+func eachRecord(recs []byte, n int32, fn func(int32, *kmsg.Record) error) ([]byte, error) {
+	var r kmsg.Record
+	for i := int32(0); i < n; i++ {
+		l, used := binary.Varint(recs)
+		if used <= 0 || l < 0 || l > int64(len(recs)-used) {
+			return recs, batchErr(errCorruptMessage, "record %d: bad length", i)
+		}
+		end := used + int(l)
+		if err := r.ReadFrom(recs[:end]); err != nil {
+			return recs, batchErr(errCorruptMessage, "record %d: %v", i, err)
+		}
+		if err := fn(i, &r); err != nil {
+			return recs, err
+		}
+		recs = recs[end:]
+	}
+	if len(recs) != 0 {
+		return recs, batchErr(errCorruptMessage, "%d bytes after the last of %d records", len(recs), n)
+	}
+	return recs, nil
+}

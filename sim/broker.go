@@ -1,0 +1,217 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// broker is one simulated broker: a listener and its connections. Its
+// replicas live in the partitions.
+type broker struct {
+	c      *Cluster
+	id     int32
+	addr   string
+	up     bool
+	ln     net.Listener
+	ctx    context.Context // canceled when the broker stops
+	cancel context.CancelFunc
+	conns  map[net.Conn]struct{}
+	wg     sync.WaitGroup // accept loop and connections of the current run
+	delay  time.Duration
+	lag    time.Duration
+	lagSet bool
+	connID uint64
+}
+
+func newBroker(c *Cluster, id int32) *broker {
+	return &broker{c: c, id: id, conns: map[net.Conn]struct{}{}}
+}
+
+// start listens on the broker's address and serves; the caller holds c.mu
+// or has not published the broker yet.
+func (b *broker) start() error {
+	ln, err := net.Listen("tcp", b.addr)
+	if err != nil {
+		return fmt.Errorf("sim: broker %d: %w", b.id, err)
+	}
+	b.addr = ln.Addr().String()
+	b.ln = ln
+	b.up = true
+	b.ctx, b.cancel = context.WithCancel(context.Background())
+	b.wg.Add(1)
+	go b.acceptLoop(ln, b.ctx)
+	b.c.log.Info("broker started", "broker", b.id, "addr", b.addr)
+	return nil
+}
+
+// stopLocked closes the listener and every connection; the caller then
+// waits on b.wg without holding c.mu.
+func (b *broker) stopLocked() {
+	b.up = false
+	b.cancel()
+	_ = b.ln.Close()
+	for nc := range b.conns {
+		_ = nc.Close()
+	}
+	clear(b.conns)
+	b.c.log.Info("broker stopped", "broker", b.id)
+}
+
+func (b *broker) acceptLoop(ln net.Listener, ctx context.Context) {
+	defer b.wg.Done()
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		b.c.mu.Lock()
+		if ctx.Err() != nil {
+			b.c.mu.Unlock()
+			_ = nc.Close()
+			return
+		}
+		b.conns[nc] = struct{}{}
+		b.connID++
+		id := b.connID
+		b.wg.Add(1)
+		b.c.mu.Unlock()
+		go b.serveConn(ctx, nc, id)
+	}
+}
+
+// action is what happens after a request was handled.
+type action int
+
+const (
+	actRespond    action = iota
+	actNoResponse        // acks=0
+	actDrop              // fault: the response is never sent
+	actClose             // fault or broker stop: the connection is closed
+)
+
+func (a action) String() string {
+	switch a {
+	case actRespond:
+		return "sent"
+	case actNoResponse:
+		return "no response (acks=0)"
+	case actDrop:
+		return "dropped"
+	}
+	return "connection closed"
+}
+
+type outcome struct {
+	resp kmsg.Response
+	act  action
+}
+
+// serveConn handles requests one at a time, as Kafka does per connection.
+func (b *broker) serveConn(ctx context.Context, nc net.Conn, connID uint64) {
+	defer b.wg.Done()
+	defer func() {
+		_ = nc.Close()
+		b.c.mu.Lock()
+		delete(b.conns, nc)
+		b.c.mu.Unlock()
+	}()
+	var out []byte
+	for {
+		frame, err := readFrame(nc)
+		if err != nil {
+			return
+		}
+		start := time.Now()
+		h, req, err := decodeRequest(frame)
+		var oc outcome
+		switch {
+		case err == nil:
+			oc = b.handle(ctx, h, req)
+		case h.key == 18 && errors.Is(err, ErrUnsupportedRequest):
+			// KIP-511: answer an unknown ApiVersions version with v0
+			// and the versions served.
+			resp := kmsg.NewPtrApiVersionsResponse()
+			resp.ErrorCode = errUnsupportedVersion
+			resp.ApiKeys = apiVersions
+			oc = outcome{resp: resp}
+		default:
+			b.c.log.Warn("closing connection", "broker", b.id, "conn", connID, "err", err)
+			return
+		}
+		if ctx.Err() != nil {
+			oc.act = actClose
+		}
+		b.c.rec.exchange(Exchange{
+			Start: start, End: time.Now(), Broker: b.id, Conn: connID, ClientID: deref(h.clientID),
+			Key: h.key, Version: h.version, Correlation: h.correlation,
+			Request: req, Response: oc.resp, Outcome: oc.act.String(),
+		})
+		switch oc.act {
+		case actNoResponse, actDrop:
+			continue
+		case actClose:
+			return
+		}
+		if !b.sleepDelay(ctx) {
+			return
+		}
+		out = appendResponse(out[:0], h.correlation, oc.resp)
+		if _, err := nc.Write(out); err != nil {
+			return
+		}
+	}
+}
+
+// sleepDelay waits out the broker's response delay; false if it stopped.
+func (b *broker) sleepDelay(ctx context.Context) bool {
+	b.c.mu.Lock()
+	d := b.delay
+	b.c.mu.Unlock()
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// handle dispatches a decoded request.
+func (b *broker) handle(ctx context.Context, h reqHeader, req kmsg.Request) outcome {
+	switch r := req.(type) {
+	case *kmsg.ApiVersionsRequest:
+		return outcome{resp: b.apiVersions(r)}
+	case *kmsg.MetadataRequest:
+		return outcome{resp: b.metadata(r)}
+	case *kmsg.InitProducerIDRequest:
+		return outcome{resp: b.initProducerID(r)}
+	case *kmsg.ProduceRequest:
+		return b.produce(ctx, r)
+	case *kmsg.FetchRequest:
+		return outcome{resp: b.fetch(ctx, r)}
+	case *kmsg.ListOffsetsRequest:
+		return outcome{resp: b.listOffsets(r)}
+	case *kmsg.FindCoordinatorRequest:
+		return outcome{resp: b.findCoordinator(r)}
+	case *kmsg.OffsetForLeaderEpochRequest:
+		return outcome{resp: b.offsetForLeaderEpoch(r)}
+	}
+	return outcome{act: actClose}
+}

@@ -1,0 +1,361 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Cluster is an in-process Kafka cluster of several brokers, each on its own
+// loopback listener, with per-broker replicas of every partition. All its
+// methods are safe for concurrent use.
+type Cluster struct {
+	cfg       config
+	log       *slog.Logger
+	rec       *Recorder
+	clusterID string
+
+	mu       sync.Mutex
+	changed  chan struct{} // closed and replaced whenever state changes
+	closed   bool
+	closeCh  chan struct{}
+	brokers  []*broker
+	topics   map[string]*topic
+	names    []string // topic names, sorted
+	nextPID  int64
+	epochs   map[int64]int16 // EpochPerProducer: the highest epoch seen per producer id
+	sinkLEOs map[tp]int64    // SinkMode: offsets handed out
+	loops    sync.WaitGroup  // replication goroutines
+}
+
+type tp struct {
+	topic     string
+	partition int32
+}
+
+type topic struct {
+	name  string
+	id    [16]byte
+	parts []*partition
+}
+
+type partition struct {
+	topic    string
+	index    int32
+	replicas []int32 // assignment order; the first is preferred
+	isr      []int32
+	leader   int32 // -1 when offline
+	epoch    int32 // leader epoch
+	hw       int64
+	logs     map[int32]*replica
+	paused   map[int32]bool
+	faults   []*fault
+}
+
+// NewCluster starts the brokers and returns once all of them listen.
+func NewCluster(opts ...Option) (*Cluster, error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.brokers < 1 || cfg.brokers > 1000 {
+		return nil, fmt.Errorf("%w: %d brokers", ErrBadConfig, cfg.brokers)
+	}
+	host, portStr, err := net.SplitHostPort(cfg.listen)
+	if err != nil {
+		return nil, fmt.Errorf("%w: listen address %q: %v", ErrBadConfig, cfg.listen, err)
+	}
+	basePort, err := strconv.Atoi(portStr)
+	if err != nil || basePort < 0 || basePort+cfg.brokers > 65536 {
+		return nil, fmt.Errorf("%w: listen port %q", ErrBadConfig, portStr)
+	}
+	rng := rand.New(rand.NewPCG(uint64(cfg.seed), 0x5157))
+	logger := cfg.logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	c := &Cluster{
+		cfg:       cfg,
+		log:       logger,
+		rec:       newRecorder(cfg.recorderLimit),
+		clusterID: fmt.Sprintf("sim-%016x", rng.Uint64()),
+		changed:   make(chan struct{}),
+		closeCh:   make(chan struct{}),
+		topics:    map[string]*topic{},
+		nextPID:   1000 + int64(rng.IntN(1000))*1000,
+		epochs:    map[int64]int16{},
+		sinkLEOs:  map[tp]int64{},
+	}
+	rot := rng.IntN(cfg.brokers)
+	for _, ts := range cfg.topics {
+		if err := c.addTopic(ts, rot, rng); err != nil {
+			return nil, err
+		}
+	}
+	for i := 0; i < cfg.brokers; i++ {
+		b := newBroker(c, int32(i))
+		addr := cfg.listen
+		if basePort != 0 {
+			addr = net.JoinHostPort(host, strconv.Itoa(basePort+i))
+		}
+		b.addr = addr
+		c.brokers = append(c.brokers, b)
+	}
+	for _, b := range c.brokers {
+		if err := b.start(); err != nil {
+			_ = c.Close()
+			return nil, err
+		}
+		c.loops.Add(1)
+		go c.replicationLoop(b)
+	}
+	return c, nil
+}
+
+func (c *Cluster) addTopic(ts topicSpec, rot int, rng *rand.Rand) error {
+	rf := ts.replication
+	if rf == 0 {
+		rf = min(3, c.cfg.brokers)
+	}
+	switch {
+	case ts.name == "" || len(ts.name) > 249:
+		return fmt.Errorf("%w: topic name %q", ErrBadConfig, ts.name)
+	case c.topics[ts.name] != nil:
+		return fmt.Errorf("%w: topic %q twice", ErrBadConfig, ts.name)
+	case ts.partitions < 1 || ts.partitions > 10000:
+		return fmt.Errorf("%w: topic %q with %d partitions", ErrBadConfig, ts.name, ts.partitions)
+	case rf < 1 || rf > c.cfg.brokers:
+		return fmt.Errorf("%w: topic %q with replication %d on %d brokers", ErrBadConfig, ts.name, rf, c.cfg.brokers)
+	}
+	t := &topic{name: ts.name}
+	for i := range t.id {
+		t.id[i] = byte(rng.Uint32())
+	}
+	for p := int32(0); p < ts.partitions; p++ {
+		pt := &partition{topic: ts.name, index: p, logs: map[int32]*replica{}, paused: map[int32]bool{}}
+		for j := 0; j < rf; j++ {
+			id := int32((int(p) + rot + j) % c.cfg.brokers)
+			pt.replicas = append(pt.replicas, id)
+			pt.logs[id] = newReplica(id)
+		}
+		pt.isr = slices.Clone(pt.replicas)
+		pt.leader = pt.replicas[0]
+		t.parts = append(t.parts, pt)
+	}
+	c.topics[ts.name] = t
+	c.names = append(c.names, ts.name)
+	sort.Strings(c.names)
+	return nil
+}
+
+// Addrs returns every broker's address (host:port), by broker id.
+func (c *Cluster) Addrs() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]string, len(c.brokers))
+	for i, b := range c.brokers {
+		out[i] = b.addr
+	}
+	return out
+}
+
+// Recorder returns the recorder of every exchange and produced batch.
+func (c *Cluster) Recorder() *Recorder { return c.rec }
+
+// ClusterID returns the id the cluster reports in metadata.
+func (c *Cluster) ClusterID() string { return c.clusterID }
+
+// Close stops every broker and replication and waits for all goroutines.
+// It is idempotent.
+func (c *Cluster) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	close(c.closeCh)
+	var stopped []*broker
+	for _, b := range c.brokers {
+		if b.up {
+			b.stopLocked()
+			stopped = append(stopped, b)
+		}
+	}
+	c.broadcastLocked()
+	c.mu.Unlock()
+	for _, b := range stopped {
+		b.wg.Wait()
+	}
+	c.loops.Wait()
+	return nil
+}
+
+// broadcastLocked wakes everything waiting for a state change.
+func (c *Cluster) broadcastLocked() {
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
+// waitChange waits until the state changes after ch was read, ctx ends or
+// the deadline passes; it reports whether it may be worth looking again.
+func waitChange(ctx context.Context, ch <-chan struct{}, deadline time.Time) bool {
+	d := time.Until(deadline)
+	if d <= 0 {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return false
+	}
+}
+
+func (c *Cluster) partitionLocked(topic string, p int32) (*partition, error) {
+	t := c.topics[topic]
+	if t == nil || p < 0 || int(p) >= len(t.parts) {
+		return nil, fmt.Errorf("%w: %s/%d", ErrUnknownTopic, topic, p)
+	}
+	return t.parts[p], nil
+}
+
+func (c *Cluster) brokerLocked(id int32) (*broker, error) {
+	if id < 0 || int(id) >= len(c.brokers) {
+		return nil, fmt.Errorf("%w: %d", ErrUnknownBroker, id)
+	}
+	return c.brokers[id], nil
+}
+
+// Leader returns the partition's leader (-1 when offline) and leader epoch;
+// an unknown partition gives (-1, -1).
+func (c *Cluster) Leader(topic string, p int32) (broker int32, leaderEpoch int32) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pt, err := c.partitionLocked(topic, p)
+	if err != nil {
+		return -1, -1
+	}
+	return pt.leader, pt.epoch
+}
+
+// ISR returns the partition's in-sync replicas.
+func (c *Cluster) ISR(topic string, p int32) ([]int32, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pt, err := c.partitionLocked(topic, p)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(pt.isr), nil
+}
+
+// HighWatermark returns the partition's high watermark and its leader's log
+// end offset.
+func (c *Cluster) HighWatermark(topic string, p int32) (hw, leo int64, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pt, err := c.partitionLocked(topic, p)
+	if err != nil {
+		return 0, 0, err
+	}
+	if pt.leader >= 0 {
+		leo = pt.logs[pt.leader].leo
+	}
+	return pt.hw, leo, nil
+}
+
+// Topics returns the topic names, sorted.
+func (c *Cluster) Topics() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.names)
+}
+
+func (c *Cluster) isUp(id int32) bool { return c.brokers[id].up }
+
+// updateHWLocked recomputes the high watermark as the smallest log end of
+// the in-sync replicas; it never moves backwards here.
+func (c *Cluster) updateHWLocked(pt *partition) bool {
+	if pt.leader < 0 {
+		return false
+	}
+	hw := pt.logs[pt.leader].leo
+	for _, id := range pt.isr {
+		hw = min(hw, pt.logs[id].leo)
+	}
+	if hw > pt.hw {
+		pt.hw = hw
+		return true
+	}
+	return false
+}
+
+// electLocked makes to the leader with a new epoch, truncates every other
+// replica to where it diverges from the new leader's log, and returns the
+// offsets so removed (merged).
+func (c *Cluster) electLocked(pt *partition, to int32) []OffsetRange {
+	pt.leader = to
+	pt.epoch++
+	if !slices.Contains(pt.isr, to) {
+		pt.isr = append(pt.isr, to)
+	}
+	lead := pt.logs[to]
+	var lost []OffsetRange
+	for _, id := range pt.replicas {
+		if id == to {
+			continue
+		}
+		r := pt.logs[id]
+		if got := r.truncate(r.commonPrefix(lead)); got.Len() > 0 {
+			lost = append(lost, got)
+		}
+	}
+	// The ISR keeps only replicas that still hold everything the new
+	// leader has up to the high watermark.
+	if pt.hw > lead.leo {
+		pt.hw = lead.leo
+	}
+	pt.isr = slices.DeleteFunc(pt.isr, func(id int32) bool {
+		return id != to && (!c.isUp(id) || pt.logs[id].leo < pt.hw)
+	})
+	c.updateHWLocked(pt)
+	c.log.Info("leader elected", "topic", pt.topic, "partition", pt.index, "leader", to, "epoch", pt.epoch, "hw", pt.hw)
+	return mergeRanges(lost)
+}
+
+func mergeRanges(rs []OffsetRange) []OffsetRange {
+	if len(rs) == 0 {
+		return nil
+	}
+	slices.SortFunc(rs, func(a, b OffsetRange) int {
+		switch {
+		case a.From < b.From:
+			return -1
+		case a.From > b.From:
+			return 1
+		}
+		return 0
+	})
+	out := []OffsetRange{rs[0]}
+	for _, r := range rs[1:] {
+		last := &out[len(out)-1]
+		if r.From <= last.To {
+			last.To = max(last.To, r.To)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}

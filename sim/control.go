@@ -1,0 +1,181 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+)
+
+// MoveLeader hands the partition's leadership to replica to, which must be
+// running and in sync (a clean, preferred-replica style election). The
+// leader epoch goes up; requests waiting at the old leader get
+// NOT_LEADER_OR_FOLLOWER; replicas holding batches the new leader lacks
+// (never acknowledged with acks=-1) truncate them.
+func (c *Cluster) MoveLeader(topic string, p int32, to int32) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return ErrClosed
+	}
+	pt, err := c.partitionLocked(topic, p)
+	if err != nil {
+		return err
+	}
+	if err := c.checkCandidateLocked(pt, to); err != nil {
+		return err
+	}
+	if !slices.Contains(pt.isr, to) {
+		return fmt.Errorf("%w: broker %d, %s/%d (ISR %v)", ErrNotInSync, to, topic, p, pt.isr)
+	}
+	c.electLocked(pt, to)
+	c.broadcastLocked()
+	return nil
+}
+
+// UncleanElect makes replica to the leader even if it is not in sync. The
+// other replicas truncate to the new leader's log; lost lists, merged and
+// half-open [From, To), the offsets some replica held that the new log no
+// longer has (acknowledged or not: compare with the Recorder). Those
+// offsets are reused by the next batches.
+func (c *Cluster) UncleanElect(topic string, p int32, to int32) (lost []OffsetRange, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, ErrClosed
+	}
+	pt, err := c.partitionLocked(topic, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkCandidateLocked(pt, to); err != nil {
+		return nil, err
+	}
+	delete(pt.paused, to)
+	lost = c.electLocked(pt, to)
+	c.broadcastLocked()
+	c.log.Warn("unclean leader election", "topic", topic, "partition", p, "leader", to, "lost", lost)
+	return lost, nil
+}
+
+func (c *Cluster) checkCandidateLocked(pt *partition, to int32) error {
+	b, err := c.brokerLocked(to)
+	if err != nil {
+		return err
+	}
+	if pt.logs[to] == nil {
+		return fmt.Errorf("%w: broker %d, %s/%d", ErrNotReplica, to, pt.topic, pt.index)
+	}
+	if !b.up {
+		return fmt.Errorf("%w: broker %d", ErrBrokerDown, to)
+	}
+	return nil
+}
+
+// StopBroker stops a broker: its listener and connections close, it leaves
+// every ISR, and partitions it led elect the first running in-sync replica
+// (or go offline, leader -1, if there is none). A clean stop keeps its log;
+// an unclean one loses every batch above the high watermark (the tail not
+// yet replicated to the whole ISR). It returns once the broker's
+// goroutines have ended.
+func (c *Cluster) StopBroker(id int32, clean bool) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return ErrClosed
+	}
+	b, err := c.brokerLocked(id)
+	if err != nil {
+		c.mu.Unlock()
+		return err
+	}
+	if !b.up {
+		c.mu.Unlock()
+		return fmt.Errorf("%w: broker %d", ErrBrokerDown, id)
+	}
+	b.stopLocked()
+	for _, name := range c.names {
+		for _, pt := range c.topics[name].parts {
+			r := pt.logs[id]
+			if r == nil {
+				continue
+			}
+			if !clean {
+				r.truncateTo(pt.hw)
+			}
+			if len(pt.isr) > 1 || pt.leader != id {
+				pt.isr = deleteID(pt.isr, id)
+			}
+			if pt.leader != id {
+				c.updateHWLocked(pt)
+				continue
+			}
+			next := int32(-1)
+			for _, cand := range pt.replicas {
+				if cand != id && c.brokers[cand].up && slices.Contains(pt.isr, cand) {
+					next = cand
+					break
+				}
+			}
+			if next >= 0 {
+				c.electLocked(pt, next)
+			} else {
+				// The last in-sync replica stays in the ISR, as in
+				// Kafka; the partition is offline until it returns.
+				pt.leader = -1
+				pt.epoch++
+			}
+		}
+	}
+	c.broadcastLocked()
+	c.mu.Unlock()
+	b.wg.Wait()
+	return nil
+}
+
+// StartBroker restarts a stopped broker on its old address. Its replicas
+// rebuild producer state from their own logs keeping only each producer's
+// last batch, as loading a Kafka snapshot does (nothing with
+// LoseStateOnRestart), then catch up from their leaders and rejoin the ISR.
+// Offline partitions whose last in-sync replica it is elect it.
+func (c *Cluster) StartBroker(id int32) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return ErrClosed
+	}
+	b, err := c.brokerLocked(id)
+	if err != nil {
+		return err
+	}
+	if b.up {
+		return fmt.Errorf("%w: broker %d", ErrBrokerUp, id)
+	}
+	if err := b.start(); err != nil {
+		return err
+	}
+	for _, name := range c.names {
+		for _, pt := range c.topics[name].parts {
+			r := pt.logs[id]
+			if r == nil {
+				continue
+			}
+			if c.cfg.loseStateOnRestart {
+				r.pstate = producerTable{}
+			} else {
+				r.rebuild(true)
+			}
+			if pt.leader < 0 && slices.Contains(pt.isr, id) {
+				c.electLocked(pt, id)
+			}
+		}
+	}
+	c.broadcastLocked()
+	return nil
+}
+
+// BrokerUp reports whether the broker is running.
+func (c *Cluster) BrokerUp(id int32) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, err := c.brokerLocked(id)
+	return err == nil && b.up
+}

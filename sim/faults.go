@@ -1,0 +1,193 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+)
+
+type faultKind int
+
+const (
+	faultError faultKind = iota // answer with an error code
+	faultDrop                   // never answer
+	faultClose                  // close the connection instead of answering
+)
+
+// fault strikes the next n produce requests of a partition.
+type fault struct {
+	kind        faultKind
+	code        int16
+	afterAppend bool
+	n           int
+}
+
+func (f *fault) act() action {
+	switch f.kind {
+	case faultDrop:
+		return actDrop
+	case faultClose:
+		return actClose
+	}
+	return actRespond
+}
+
+func (f *fault) String() string {
+	when := "before append"
+	if f.afterAppend {
+		when = "after append"
+	}
+	switch f.kind {
+	case faultDrop:
+		return "drop response " + when
+	case faultClose:
+		return "close connection " + when
+	}
+	return fmt.Sprintf("error %d %s", f.code, when)
+}
+
+// takeFault consumes one strike of the oldest pending fault, if any.
+func (pt *partition) takeFault() *fault {
+	if len(pt.faults) == 0 {
+		return nil
+	}
+	f := pt.faults[0]
+	f.n--
+	if f.n <= 0 {
+		pt.faults = pt.faults[1:]
+	}
+	return f
+}
+
+func (c *Cluster) addFault(topic string, p int32, f *fault) error {
+	if f.n <= 0 {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pt, err := c.partitionLocked(topic, p)
+	if err != nil {
+		return err
+	}
+	pt.faults = append(pt.faults, f)
+	return nil
+}
+
+// InjectError answers the partition's next n produce requests (at whichever
+// broker leads it) with code; afterAppend writes the batch first, so a
+// retry finds it. Faults queue in the order they were added.
+func (c *Cluster) InjectError(topic string, p int32, code int16, n int, afterAppend bool) error {
+	return c.addFault(topic, p, &fault{kind: faultError, code: code, n: n, afterAppend: afterAppend})
+}
+
+// DropResponses never answers the partition's next n produce requests (the
+// whole response of each is lost, the connection stays open). With
+// afterAppend the batch is written first; without, the request is lost.
+func (c *Cluster) DropResponses(topic string, p int32, n int, afterAppend bool) error {
+	return c.addFault(topic, p, &fault{kind: faultDrop, n: n, afterAppend: afterAppend})
+}
+
+// CloseConnAfterAppend writes the partition's next n produced batches and
+// then closes the connection instead of answering.
+func (c *Cluster) CloseConnAfterAppend(topic string, p int32, n int) error {
+	return c.addFault(topic, p, &fault{kind: faultClose, n: n, afterAppend: true})
+}
+
+// ClearFaults forgets the partition's pending produce faults.
+func (c *Cluster) ClearFaults(topic string, p int32) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pt, err := c.partitionLocked(topic, p)
+	if err != nil {
+		return err
+	}
+	pt.faults = nil
+	return nil
+}
+
+// DelayResponses delays every response of a broker by d (0 stops).
+func (c *Cluster) DelayResponses(broker int32, d time.Duration) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, err := c.brokerLocked(broker)
+	if err != nil {
+		return err
+	}
+	b.delay = d
+	return nil
+}
+
+// SetFollowerLag makes broker, as a follower, copy each batch only d after
+// its leader appended it. An in-sync follower that lags holds back the high
+// watermark, and so acks=-1 answers, by d.
+func (c *Cluster) SetFollowerLag(broker int32, d time.Duration) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, err := c.brokerLocked(broker)
+	if err != nil {
+		return err
+	}
+	b.lag, b.lagSet = d, true
+	c.broadcastLocked()
+	return nil
+}
+
+// PauseReplication stops broker's replica of the partition from copying and
+// drops it from the ISR at once (as replica.lag.time.max.ms would), so the
+// high watermark moves on without it.
+func (c *Cluster) PauseReplication(topic string, p int32, broker int32) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pt, err := c.partitionLocked(topic, p)
+	if err != nil {
+		return err
+	}
+	if pt.logs[broker] == nil {
+		return fmt.Errorf("%w: broker %d, %s/%d", ErrNotReplica, broker, topic, p)
+	}
+	pt.paused[broker] = true
+	if pt.leader != broker {
+		pt.isr = deleteID(pt.isr, broker)
+		c.updateHWLocked(pt)
+	}
+	c.broadcastLocked()
+	return nil
+}
+
+// ResumeReplication undoes PauseReplication; the replica rejoins the ISR
+// once it has caught up to the high watermark.
+func (c *Cluster) ResumeReplication(topic string, p int32, broker int32) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pt, err := c.partitionLocked(topic, p)
+	if err != nil {
+		return err
+	}
+	delete(pt.paused, broker)
+	c.broadcastLocked()
+	return nil
+}
+
+// ExpireProducer forgets a producer's state on every replica of every
+// partition, as producer.id.expiration.ms would.
+func (c *Cluster) ExpireProducer(producerID int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, t := range c.topics {
+		for _, pt := range t.parts {
+			for _, r := range pt.logs {
+				delete(r.pstate, producerID)
+			}
+		}
+	}
+	delete(c.epochs, producerID)
+}
+
+func deleteID(ids []int32, id int32) []int32 {
+	out := ids[:0]
+	for _, x := range ids {
+		if x != id {
+			out = append(out, x)
+		}
+	}
+	return out
+}

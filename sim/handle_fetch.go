@@ -1,0 +1,86 @@
+package sim
+
+import (
+	"context"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// maxFetchWait bounds how long a fetch is held, whatever it asks.
+const maxFetchWait = 30 * time.Second
+
+// fetch serves the leader's log up to the high watermark, whole batches as
+// stored, holding the request until MinBytes are available, MaxWaitMillis
+// pass or a partition has an error. No fetch sessions are created.
+func (b *broker) fetch(ctx context.Context, r *kmsg.FetchRequest) kmsg.Response {
+	c := b.c
+	wait := min(time.Duration(max(r.MaxWaitMillis, 0))*time.Millisecond, maxFetchWait)
+	deadline := time.Now().Add(wait)
+	for {
+		c.mu.Lock()
+		resp, n, failed := b.fetchLocked(r)
+		ch := c.changed
+		c.mu.Unlock()
+		if failed || n >= int(r.MinBytes) || !waitChange(ctx, ch, deadline) {
+			return resp
+		}
+	}
+}
+
+func (b *broker) fetchLocked(r *kmsg.FetchRequest) (resp *kmsg.FetchResponse, bytes int, failed bool) {
+	c := b.c
+	resp = r.ResponseKind().(*kmsg.FetchResponse)
+	budget := int(r.MaxBytes)
+	if r.Version < 3 || budget <= 0 {
+		budget = 1 << 30
+	}
+	for _, rt := range r.Topics {
+		ft := kmsg.NewFetchResponseTopic()
+		ft.Topic = rt.Topic
+		for _, rp := range rt.Partitions {
+			fp := kmsg.NewFetchResponseTopicPartition()
+			fp.Partition = rp.Partition
+			fp.HighWatermark, fp.LastStableOffset, fp.LogStartOffset = -1, -1, -1
+			fp.PreferredReadReplica = -1
+			cur := int32(-1)
+			if r.Version >= 9 {
+				cur = rp.CurrentLeaderEpoch
+			}
+			pt, code := b.leaderCheckLocked(rt.Topic, rp.Partition, cur)
+			if code == errNone {
+				lead := pt.logs[pt.leader]
+				fp.HighWatermark, fp.LastStableOffset, fp.LogStartOffset = pt.hw, pt.hw, lead.start
+				if c.cfg.sink {
+					fp.HighWatermark, fp.LastStableOffset = c.sinkLEOs[tp{rt.Topic, rp.Partition}], c.sinkLEOs[tp{rt.Topic, rp.Partition}]
+				} else if rp.FetchOffset < lead.start || rp.FetchOffset > lead.leo {
+					code = errOffsetOutOfRange
+				} else {
+					limit := min(int(rp.PartitionMaxBytes), budget)
+					for i := lead.find(rp.FetchOffset); i < len(lead.entries); i++ {
+						e := lead.entries[i]
+						if e.end() > pt.hw {
+							break
+						}
+						// KIP-74: the first batch goes out even if larger
+						// than the limits, so consumers always progress.
+						if len(e.raw) > limit && (len(fp.RecordBatches) > 0 || bytes > 0) {
+							break
+						}
+						fp.RecordBatches = append(fp.RecordBatches, e.raw...)
+						limit -= len(e.raw)
+						budget -= len(e.raw)
+						bytes += len(e.raw)
+					}
+				}
+			}
+			if code != errNone {
+				fp.ErrorCode = code
+				failed = true
+			}
+			ft.Partitions = append(ft.Partitions, fp)
+		}
+		resp.Topics = append(resp.Topics, ft)
+	}
+	return resp, bytes, failed
+}

@@ -1,0 +1,210 @@
+package sim
+
+import (
+	"hash/fnv"
+	"net"
+	"strconv"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func (b *broker) apiVersions(r *kmsg.ApiVersionsRequest) kmsg.Response {
+	resp := r.ResponseKind().(*kmsg.ApiVersionsResponse)
+	resp.ApiKeys = apiVersions
+	return resp
+}
+
+// hostPort splits a broker address for metadata.
+func hostPort(addr string) (string, int32) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr, 0
+	}
+	p, _ := strconv.Atoi(port)
+	return host, int32(p)
+}
+
+func (b *broker) metadata(r *kmsg.MetadataRequest) kmsg.Response {
+	c := b.c
+	resp := r.ResponseKind().(*kmsg.MetadataResponse)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	resp.ControllerID = -1
+	for _, br := range c.brokers {
+		if !br.up {
+			continue
+		}
+		if resp.ControllerID < 0 {
+			resp.ControllerID = br.id
+		}
+		mb := kmsg.NewMetadataResponseBroker()
+		mb.NodeID = br.id
+		mb.Host, mb.Port = hostPort(br.addr)
+		resp.Brokers = append(resp.Brokers, mb)
+	}
+	id := c.clusterID
+	resp.ClusterID = &id
+	all := r.Topics == nil || (r.Version == 0 && len(r.Topics) == 0)
+	if all {
+		for _, name := range c.names {
+			resp.Topics = append(resp.Topics, c.topicMetadataLocked(c.topics[name]))
+		}
+		return resp
+	}
+	for _, rt := range r.Topics {
+		var t *topic
+		if rt.Topic != nil {
+			t = c.topics[*rt.Topic]
+		} else {
+			for _, cand := range c.topics {
+				if cand.id == rt.TopicID {
+					t = cand
+				}
+			}
+		}
+		if t == nil {
+			mt := kmsg.NewMetadataResponseTopic()
+			mt.ErrorCode = errUnknownTopicOrPartition
+			mt.Topic = rt.Topic
+			mt.TopicID = rt.TopicID
+			resp.Topics = append(resp.Topics, mt)
+			continue
+		}
+		resp.Topics = append(resp.Topics, c.topicMetadataLocked(t))
+	}
+	return resp
+}
+
+func (c *Cluster) topicMetadataLocked(t *topic) kmsg.MetadataResponseTopic {
+	mt := kmsg.NewMetadataResponseTopic()
+	name := t.name
+	mt.Topic = &name
+	mt.TopicID = t.id
+	for _, pt := range t.parts {
+		mp := kmsg.NewMetadataResponseTopicPartition()
+		mp.Partition = pt.index
+		mp.Leader = pt.leader
+		mp.LeaderEpoch = pt.epoch
+		mp.Replicas = append([]int32(nil), pt.replicas...)
+		mp.ISR = append([]int32(nil), pt.isr...)
+		for _, id := range pt.replicas {
+			if !c.brokers[id].up {
+				mp.OfflineReplicas = append(mp.OfflineReplicas, id)
+			}
+		}
+		if pt.leader < 0 {
+			mp.ErrorCode = errLeaderNotAvailable
+		}
+		mt.Partitions = append(mt.Partitions, mp)
+	}
+	return mt
+}
+
+func (b *broker) initProducerID(r *kmsg.InitProducerIDRequest) kmsg.Response {
+	c := b.c
+	resp := r.ResponseKind().(*kmsg.InitProducerIDResponse)
+	resp.ProducerID, resp.ProducerEpoch = -1, -1
+	if r.TransactionalID != nil {
+		// Transactions are not simulated.
+		resp.ErrorCode = errInvalidRequest
+		return resp
+	}
+	c.mu.Lock()
+	resp.ProducerID = c.nextPID
+	c.nextPID++
+	c.mu.Unlock()
+	resp.ProducerEpoch = 0
+	return resp
+}
+
+func (b *broker) findCoordinator(r *kmsg.FindCoordinatorRequest) kmsg.Response {
+	c := b.c
+	resp := r.ResponseKind().(*kmsg.FindCoordinatorResponse)
+	c.mu.Lock()
+	var live []*broker
+	for _, br := range c.brokers {
+		if br.up {
+			live = append(live, br)
+		}
+	}
+	c.mu.Unlock()
+	one := func(key string) kmsg.FindCoordinatorResponseCoordinator {
+		co := kmsg.NewFindCoordinatorResponseCoordinator()
+		co.Key = key
+		co.NodeID = -1
+		switch {
+		case r.CoordinatorType != 0 && r.CoordinatorType != 1:
+			co.ErrorCode = errInvalidRequest
+		case len(live) == 0:
+			co.ErrorCode = errCoordinatorNotAvailable
+		default:
+			h := fnv.New32a()
+			_, _ = h.Write([]byte(key))
+			br := live[h.Sum32()%uint32(len(live))]
+			co.NodeID = br.id
+			co.Host, co.Port = hostPort(br.addr)
+		}
+		return co
+	}
+	if r.Version >= 4 {
+		for _, k := range r.CoordinatorKeys {
+			resp.Coordinators = append(resp.Coordinators, one(k))
+		}
+		return resp
+	}
+	co := one(r.CoordinatorKey)
+	resp.ErrorCode, resp.NodeID, resp.Host, resp.Port = co.ErrorCode, co.NodeID, co.Host, co.Port
+	return resp
+}
+
+// leaderCheckLocked validates that b leads the partition at the epoch the
+// client believes current (-1: no belief).
+func (b *broker) leaderCheckLocked(topic string, p int32, currentEpoch int32) (*partition, int16) {
+	pt, err := b.c.partitionLocked(topic, p)
+	if err != nil {
+		return nil, errUnknownTopicOrPartition
+	}
+	if pt.leader != b.id {
+		return nil, errNotLeaderOrFollower
+	}
+	switch {
+	case currentEpoch < 0 || currentEpoch == pt.epoch:
+	case currentEpoch < pt.epoch:
+		return nil, errFencedLeaderEpoch
+	default:
+		return nil, errUnknownLeaderEpoch
+	}
+	return pt, errNone
+}
+
+func (b *broker) offsetForLeaderEpoch(r *kmsg.OffsetForLeaderEpochRequest) kmsg.Response {
+	c := b.c
+	resp := r.ResponseKind().(*kmsg.OffsetForLeaderEpochResponse)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, rt := range r.Topics {
+		ot := kmsg.NewOffsetForLeaderEpochResponseTopic()
+		ot.Topic = rt.Topic
+		for _, rp := range rt.Partitions {
+			op := kmsg.NewOffsetForLeaderEpochResponseTopicPartition()
+			op.Partition = rp.Partition
+			op.LeaderEpoch, op.EndOffset = -1, -1
+			cur := int32(-1)
+			if r.Version >= 2 {
+				cur = rp.CurrentLeaderEpoch
+			}
+			pt, code := b.leaderCheckLocked(rt.Topic, rp.Partition, cur)
+			op.ErrorCode = code
+			if code == errNone {
+				lead := pt.logs[pt.leader]
+				op.LeaderEpoch, op.EndOffset = lead.epochEnd(rp.LeaderEpoch, pt.epoch)
+				if op.EndOffset > pt.hw && (r.Version < 3 || r.ReplicaID < 0) {
+					op.EndOffset = pt.hw
+				}
+			}
+			ot.Partitions = append(ot.Partitions, op)
+		}
+		resp.Topics = append(resp.Topics, ot)
+	}
+	return resp
+}

@@ -1,0 +1,216 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// produceResult is the decision for one partition of a produce request.
+type produceResult struct {
+	rp    *kmsg.ProduceResponseTopicPartition
+	rec   ProduceRecord
+	pt    *partition
+	need  int64 // acks=-1: the high watermark that acknowledges the batch
+	epoch int32 // the leader epoch the batch was decided under
+	wait  bool
+	act   action
+}
+
+func (b *broker) produce(ctx context.Context, r *kmsg.ProduceRequest) outcome {
+	c := b.c
+	resp := r.ResponseKind().(*kmsg.ProduceResponse)
+	now := time.Now()
+	var results []*produceResult
+	for ti, rt := range r.Topics {
+		resp.Topics = append(resp.Topics, kmsg.NewProduceResponseTopic())
+		resp.Topics[ti].Topic = rt.Topic
+		resp.Topics[ti].Partitions = make([]kmsg.ProduceResponseTopicPartition, len(rt.Partitions))
+		for pi, p := range rt.Partitions {
+			rp := &resp.Topics[ti].Partitions[pi]
+			*rp = kmsg.NewProduceResponseTopicPartition()
+			rp.Partition = p.Partition
+			rp.BaseOffset, rp.LogAppendTime, rp.LogStartOffset = -1, -1, -1
+			res := &produceResult{rp: rp, rec: ProduceRecord{
+				Time: now, Broker: b.id, Topic: rt.Topic, Partition: p.Partition, ProducerID: -1,
+				ProducerEpoch: -1, BaseSequence: -1, Acks: r.Acks, Offset: -1,
+			}}
+			b.producePartition(res, rt.Topic, p.Partition, p.Records, r.Acks, now)
+			results = append(results, res)
+		}
+	}
+	b.awaitReplication(ctx, r, results)
+	act := actRespond
+	if r.Acks == 0 {
+		act = actNoResponse
+	}
+	for _, res := range results {
+		if res.act > act {
+			act = res.act
+		}
+	}
+	if ctx.Err() != nil {
+		act = actClose
+	}
+	recs := make([]ProduceRecord, len(results))
+	for i, res := range results {
+		res.rec.ErrorCode = res.rp.ErrorCode
+		if res.rp.ErrorCode == errNone {
+			res.rec.Offset = res.rp.BaseOffset
+		}
+		res.rec.Outcome = act.String()
+		recs[i] = res.rec
+	}
+	c.rec.produce(recs...)
+	return outcome{resp: resp, act: act}
+}
+
+// producePartition decides and, when valid, appends one partition's batch.
+func (b *broker) producePartition(res *produceResult, topic string, p int32, raw []byte, acks int16, now time.Time) {
+	c := b.c
+	rp := res.rp
+	fail := func(code int16, msg string) {
+		rp.ErrorCode = code
+		rp.BaseOffset = -1
+		if msg != "" {
+			rp.ErrorMessage = &msg
+		}
+	}
+	if acks != 0 && acks != 1 && acks != -1 {
+		fail(errInvalidRequiredAcks, "")
+		return
+	}
+	h, perr := parseProduceBatch(raw, c.cfg.maxBatchBytes, c.cfg.maxDecompressed)
+	if perr == nil {
+		res.rec.ProducerID, res.rec.ProducerEpoch = h.producerID, h.producerEpoch
+		res.rec.BaseSequence, res.rec.NumRecords = h.baseSequence, h.numRecords
+	}
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pt, err := c.partitionLocked(topic, p)
+	if err != nil {
+		fail(errUnknownTopicOrPartition, "")
+		return
+	}
+	if pt.leader != b.id {
+		fail(errNotLeaderOrFollower, "")
+		return
+	}
+	f := pt.takeFault()
+	if f != nil {
+		res.rec.Fault = f.String()
+		if !f.afterAppend {
+			res.act = f.act()
+			fail(f.code, "injected")
+			return
+		}
+	}
+	if perr != nil {
+		var be *BatchError
+		if errors.As(perr, &be) {
+			fail(be.Code, be.Reason)
+		} else {
+			fail(errCorruptMessage, perr.Error())
+		}
+		return
+	}
+	lead := pt.logs[b.id]
+	rp.LogStartOffset = lead.start
+	res.pt, res.epoch = pt, pt.epoch
+	if c.cfg.sink {
+		k := tp{topic, p}
+		rp.BaseOffset = c.sinkLEOs[k]
+		c.sinkLEOs[k] += h.count()
+		res.rec.Appended = true
+		b.applyAfterAppend(res, f)
+		return
+	}
+	if h.producerID >= 0 && c.cfg.epochPerProducer {
+		if e, ok := c.epochs[h.producerID]; ok && h.producerEpoch < e {
+			fail(errInvalidProducerEpoch, "")
+			return
+		}
+	}
+	dup, code := lead.pstate.check(&h, seqRules{pre25: c.cfg.pre25, fix15591: c.cfg.fix15591}, lead.leo == 0)
+	switch {
+	case code != errNone:
+		fail(code, "")
+		return
+	case dup != nil:
+		rp.BaseOffset = dup.firstOffset
+		res.need = dup.lastOffset + 1
+		res.rec.Duplicate = true
+	default:
+		e := newEntry(raw, h, lead.leo, pt.epoch, now)
+		lead.append(e)
+		if h.producerID >= 0 && c.cfg.epochPerProducer && h.producerEpoch > c.epochs[h.producerID] {
+			c.epochs[h.producerID] = h.producerEpoch
+		}
+		rp.BaseOffset = e.base
+		res.need = e.end()
+		res.rec.Appended = true
+		c.updateHWLocked(pt)
+		c.broadcastLocked()
+	}
+	res.wait = acks == -1
+	b.applyAfterAppend(res, f)
+}
+
+// applyAfterAppend applies a fault that strikes once the batch is written.
+func (b *broker) applyAfterAppend(res *produceResult, f *fault) {
+	if f == nil {
+		return
+	}
+	res.act = f.act()
+	if f.kind == faultError {
+		res.rp.ErrorCode = f.code
+		res.rp.BaseOffset = -1
+		res.wait = false
+	}
+}
+
+// awaitReplication holds an acks=-1 response until the high watermark
+// covers each batch, the leadership changes (NOT_LEADER_OR_FOLLOWER), the
+// request's timeout passes (REQUEST_TIMED_OUT) or the broker stops.
+func (b *broker) awaitReplication(ctx context.Context, r *kmsg.ProduceRequest, results []*produceResult) {
+	c := b.c
+	deadline := time.Now().Add(time.Duration(max(r.TimeoutMillis, 0)) * time.Millisecond)
+	for {
+		c.mu.Lock()
+		pending := 0
+		for _, res := range results {
+			if !res.wait {
+				continue
+			}
+			switch pt := res.pt; {
+			case pt.leader != b.id || pt.epoch != res.epoch:
+				res.rp.ErrorCode, res.rp.BaseOffset, res.wait = errNotLeaderOrFollower, -1, false
+			case pt.hw >= res.need:
+				res.wait = false
+			default:
+				pending++
+			}
+		}
+		ch := c.changed
+		c.mu.Unlock()
+		if pending == 0 {
+			return
+		}
+		if !waitChange(ctx, ch, deadline) {
+			if ctx.Err() != nil {
+				return
+			}
+			if time.Now().After(deadline) {
+				for _, res := range results {
+					if res.wait {
+						res.rp.ErrorCode, res.rp.BaseOffset, res.wait = errRequestTimedOut, -1, false
+					}
+				}
+				return
+			}
+		}
+	}
+}

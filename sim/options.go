@@ -1,0 +1,103 @@
+package sim
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Option configures NewCluster.
+type Option func(*config)
+
+type topicSpec struct {
+	name        string
+	partitions  int32
+	replication int
+}
+
+type config struct {
+	brokers            int
+	topics             []topicSpec
+	seed               int64
+	logger             *slog.Logger
+	pre25              bool
+	fix15591           bool
+	epochPerProducer   bool
+	followerLag        time.Duration
+	listen             string
+	sink               bool
+	loseStateOnRestart bool
+	recorderLimit      int
+	maxBatchBytes      int
+	maxDecompressed    int
+}
+
+func defaultConfig() config {
+	return config{
+		brokers:         1,
+		seed:            1,
+		listen:          "127.0.0.1:0",
+		recorderLimit:   10000,
+		maxBatchBytes:   1048588, // Kafka's message.max.bytes default
+		maxDecompressed: 64 << 20,
+	}
+}
+
+// Brokers sets the number of brokers (ids 0..n-1). Default 1.
+func Brokers(n int) Option { return func(c *config) { c.brokers = n } }
+
+// Topic creates a topic with the given partition count and replication
+// factor; replication 0 means min(3, brokers). Replicas are assigned round
+// robin, the first replica of each partition leading it.
+func Topic(name string, partitions int32, replication int) Option {
+	return func(c *config) {
+		c.topics = append(c.topics, topicSpec{name: name, partitions: partitions, replication: replication})
+	}
+}
+
+// Seed makes every choice the simulator makes (producer id base, topic ids,
+// the cluster id, replica placement) a function of seed. Default 1.
+func Seed(seed int64) Option { return func(c *config) { c.seed = seed } }
+
+// Logger sets the logger; the default discards.
+func Logger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// Pre25 emulates brokers before Kafka 2.5: a producer the partition has no
+// state for gets UNKNOWN_PRODUCER_ID unless its first sequence is 0.
+func Pre25() Option { return func(c *config) { c.pre25 = true } }
+
+// Kafka15591Fix emulates the KAFKA-15591 fix: on a partition that never held
+// a record, an unknown producer's batch must start at sequence 0, else
+// OUT_OF_ORDER_SEQUENCE_NUMBER.
+func Kafka15591Fix() Option { return func(c *config) { c.fix15591 = true } }
+
+// EpochPerProducer emulates brokers (such as franz-go's kfake) that keep one
+// epoch per producer id for the whole cluster: once any partition accepted
+// epoch E+1, batches of epoch E anywhere get INVALID_PRODUCER_EPOCH.
+func EpochPerProducer() Option { return func(c *config) { c.epochPerProducer = true } }
+
+// FollowerLag delays every follower's copy of a batch by d after the leader
+// appended it (per broker: Cluster.SetFollowerLag).
+func FollowerLag(d time.Duration) Option { return func(c *config) { c.followerLag = d } }
+
+// Listen sets the first broker's listen address. With port 0 (the default,
+// "127.0.0.1:0") every broker gets an ephemeral port; with port P, broker i
+// listens on P+i. A restarted broker listens on the address it had.
+func Listen(addr string) Option { return func(c *config) { c.listen = addr } }
+
+// SinkMode accepts and discards produced batches: they are validated and
+// acknowledged with increasing offsets but neither stored, replicated nor
+// deduplicated. For benchmarks of a client, not of the simulator.
+func SinkMode() Option { return func(c *config) { c.sink = true } }
+
+// LoseStateOnRestart makes a restarted broker forget all producer state
+// instead of rebuilding it from its log.
+func LoseStateOnRestart() Option { return func(c *config) { c.loseStateOnRestart = true } }
+
+// RecorderLimit bounds how many request/response exchanges and produce
+// records the Recorder keeps (the oldest go first). Default 10000; <= 0
+// keeps everything.
+func RecorderLimit(n int) Option { return func(c *config) { c.recorderLimit = n } }
+
+// MaxBatchBytes sets the largest record batch accepted (Kafka's
+// message.max.bytes, default 1048588); larger ones get MESSAGE_TOO_LARGE.
+func MaxBatchBytes(n int) Option { return func(c *config) { c.maxBatchBytes = n } }

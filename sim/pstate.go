@@ -1,0 +1,108 @@
+package sim
+
+import "math"
+
+// dedupWindow is how many batches per producer a partition remembers.
+const dedupWindow = 5
+
+// batchMeta is what producer state remembers of one batch.
+type batchMeta struct {
+	firstSeq, lastSeq       int32
+	firstOffset, lastOffset int64
+}
+
+// producerEntry is one producer's state on one partition replica.
+type producerEntry struct {
+	epoch   int16
+	batches []batchMeta // oldest first, at most dedupWindow
+}
+
+// producerTable is a replica's producer-state table for one partition.
+type producerTable map[int64]*producerEntry
+
+// seqRules are the broker behaviours that differ between Kafka versions.
+type seqRules struct {
+	pre25    bool // UNKNOWN_PRODUCER_ID for an unknown producer at a nonzero sequence
+	fix15591 bool // an empty partition rejects an unknown producer at a nonzero sequence
+}
+
+// check decides a produced batch as a Kafka 2.5+ leader does: a retry of
+// one of the last batches returns it (dup); otherwise the code is 0 when
+// the batch may be appended.
+func (t producerTable) check(h *batchHeader, rules seqRules, partitionEmpty bool) (dup *batchMeta, code int16) {
+	if h.producerID < 0 {
+		return nil, errNone
+	}
+	e := t[h.producerID]
+	if e == nil {
+		if h.baseSequence != 0 {
+			if rules.pre25 {
+				return nil, errUnknownProducerID
+			}
+			if rules.fix15591 && partitionEmpty {
+				return nil, errOutOfOrderSequence
+			}
+		}
+		return nil, errNone
+	}
+	if h.producerEpoch == e.epoch {
+		last := h.lastSequence()
+		for i := range e.batches {
+			if e.batches[i].firstSeq == h.baseSequence && e.batches[i].lastSeq == last {
+				return &e.batches[i], errNone
+			}
+		}
+	}
+	switch {
+	case h.producerEpoch < e.epoch:
+		return nil, errInvalidProducerEpoch
+	case h.producerEpoch > e.epoch:
+		if h.baseSequence != 0 {
+			return nil, errOutOfOrderSequence
+		}
+	default:
+		if len(e.batches) > 0 && h.baseSequence != nextSeq(e.batches[len(e.batches)-1].lastSeq) {
+			return nil, errOutOfOrderSequence
+		}
+	}
+	return nil, errNone
+}
+
+// nextSeq is the sequence after seq, wrapping MaxInt32 to 0.
+func nextSeq(seq int32) int32 {
+	if seq == math.MaxInt32 {
+		return 0
+	}
+	return seq + 1
+}
+
+// update records an appended batch at base offset. It is also how
+// followers and restarted brokers rebuild state from a log.
+func (t producerTable) update(pid int64, epoch int16, firstSeq, lastSeq int32, base, last int64) {
+	if pid < 0 {
+		return
+	}
+	e := t[pid]
+	if e == nil {
+		e = &producerEntry{epoch: epoch}
+		t[pid] = e
+	}
+	if epoch != e.epoch {
+		e.epoch = epoch
+		e.batches = e.batches[:0]
+	}
+	if len(e.batches) == dedupWindow {
+		copy(e.batches, e.batches[1:])
+		e.batches = e.batches[:dedupWindow-1]
+	}
+	e.batches = append(e.batches, batchMeta{firstSeq: firstSeq, lastSeq: lastSeq, firstOffset: base, lastOffset: last})
+}
+
+// shrink keeps only each producer's last batch, as a Kafka snapshot does.
+func (t producerTable) shrink() {
+	for _, e := range t {
+		if n := len(e.batches); n > 1 {
+			e.batches = append(e.batches[:0], e.batches[n-1])
+		}
+	}
+}

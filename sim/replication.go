@@ -1,0 +1,93 @@
+package sim
+
+import (
+	"slices"
+	"time"
+)
+
+// replicationLoop copies, for every partition broker b follows, the batches
+// its leader appended at least the follower lag ago, then maintains the ISR
+// and high watermark. It runs until the cluster closes.
+func (c *Cluster) replicationLoop(b *broker) {
+	defer c.loops.Done()
+	for {
+		c.mu.Lock()
+		if c.closed {
+			c.mu.Unlock()
+			return
+		}
+		next := c.replicateLocked(b, time.Now())
+		ch := c.changed
+		c.mu.Unlock()
+		var timer <-chan time.Time
+		if !next.IsZero() {
+			t := time.NewTimer(time.Until(next))
+			timer = t.C
+			select {
+			case <-ch:
+			case <-timer:
+			case <-c.closeCh:
+			}
+			t.Stop()
+			continue
+		}
+		select {
+		case <-ch:
+		case <-c.closeCh:
+		}
+	}
+}
+
+// lagLocked is broker b's follower lag.
+func (c *Cluster) lagLocked(b *broker) time.Duration {
+	if b.lagSet {
+		return b.lag
+	}
+	return c.cfg.followerLag
+}
+
+// replicateLocked does one round of copying for follower b and returns when
+// the next batch becomes due (zero if nothing is pending).
+func (c *Cluster) replicateLocked(b *broker, now time.Time) time.Time {
+	if !b.up || c.cfg.sink {
+		return time.Time{}
+	}
+	lag := c.lagLocked(b)
+	var next time.Time
+	changed := false
+	for _, name := range c.names {
+		for _, pt := range c.topics[name].parts {
+			r := pt.logs[b.id]
+			if r == nil || pt.leader < 0 || pt.leader == b.id || pt.paused[b.id] || !c.isUp(pt.leader) {
+				continue
+			}
+			lead := pt.logs[pt.leader]
+			if i := r.commonPrefix(lead); i < len(r.entries) {
+				r.truncate(i)
+				changed = true
+			}
+			for i := len(r.entries); i < len(lead.entries); i++ {
+				e := lead.entries[i]
+				if due := e.appendedAt.Add(lag); due.After(now) {
+					if next.IsZero() || due.Before(next) {
+						next = due
+					}
+					break
+				}
+				r.append(e)
+				changed = true
+			}
+			if !slices.Contains(pt.isr, b.id) && r.leo >= pt.hw {
+				pt.isr = append(pt.isr, b.id)
+				changed = true
+			}
+			if c.updateHWLocked(pt) {
+				changed = true
+			}
+		}
+	}
+	if changed {
+		c.broadcastLocked()
+	}
+	return next
+}
