@@ -61,7 +61,9 @@ type BatchError struct {
 	Reason string
 }
 
-func (e *BatchError) Error() string { return fmt.Sprintf("sim: bad record batch (code %d): %s", e.Code, e.Reason) }
+func (e *BatchError) Error() string {
+	return fmt.Sprintf("sim: bad record batch (code %d): %s", e.Code, e.Reason)
+}
 
 func batchErr(code int16, format string, args ...any) error {
 	return &BatchError{Code: code, Reason: fmt.Sprintf(format, args...)}

@@ -15,14 +15,14 @@ const maxFrame = 100 << 20
 // franz-go's kgo and librdkafka pick. Produce and Fetch stop before v13,
 // which address topics by id only.
 var apiVersions = []kmsg.ApiVersionsResponseApiKey{
-	{ApiKey: 0, MinVersion: 3, MaxVersion: 12},  // Produce
-	{ApiKey: 1, MinVersion: 4, MaxVersion: 12},  // Fetch
-	{ApiKey: 2, MinVersion: 1, MaxVersion: 10},  // ListOffsets
-	{ApiKey: 3, MinVersion: 0, MaxVersion: 12},  // Metadata
-	{ApiKey: 10, MinVersion: 0, MaxVersion: 6},  // FindCoordinator
-	{ApiKey: 18, MinVersion: 0, MaxVersion: 4},  // ApiVersions
-	{ApiKey: 22, MinVersion: 0, MaxVersion: 5},  // InitProducerId
-	{ApiKey: 23, MinVersion: 0, MaxVersion: 4},  // OffsetForLeaderEpoch
+	{ApiKey: 0, MinVersion: 3, MaxVersion: 12}, // Produce
+	{ApiKey: 1, MinVersion: 4, MaxVersion: 12}, // Fetch
+	{ApiKey: 2, MinVersion: 1, MaxVersion: 10}, // ListOffsets
+	{ApiKey: 3, MinVersion: 0, MaxVersion: 12}, // Metadata
+	{ApiKey: 10, MinVersion: 0, MaxVersion: 6}, // FindCoordinator
+	{ApiKey: 18, MinVersion: 0, MaxVersion: 4}, // ApiVersions
+	{ApiKey: 22, MinVersion: 0, MaxVersion: 5}, // InitProducerId
+	{ApiKey: 23, MinVersion: 0, MaxVersion: 4}, // OffsetForLeaderEpoch
 }
 
 func versionRange(key int16) (lo, hi int16, ok bool) {
