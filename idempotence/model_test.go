@@ -1,0 +1,140 @@
+package idempotence
+
+import "math"
+
+// The model broker applies Apache Kafka's (2.5+) idempotence rules to one
+// leader per partition: per producer id a current epoch and the last five
+// batches; optionally one epoch per producer id across all partitions, as
+// some non-Apache brokers (and kfake) keep.
+
+type modelBatch struct {
+	pid   int64
+	epoch int16
+	seq   int32
+	n     int32
+	id    BatchID
+	base  int64
+}
+
+func (b modelBatch) lastSeq() int32 { return addSeq(b.seq, b.n-1) }
+
+type modelPID struct {
+	epoch  int16
+	window []modelBatch
+}
+
+type modelPart struct {
+	log      []modelBatch
+	end      int64
+	logStart int64
+	pids     map[int64]*modelPID
+}
+
+type modelBroker struct {
+	parts       map[TopicPartition]*modelPart
+	epochPerPID bool
+	pidEpoch    map[int64]int16
+}
+
+func newModelBroker(epochPerPID bool) *modelBroker {
+	return &modelBroker{parts: map[TopicPartition]*modelPart{}, epochPerPID: epochPerPID, pidEpoch: map[int64]int16{}}
+}
+
+func (m *modelBroker) part(tp TopicPartition) *modelPart {
+	p := m.parts[tp]
+	if p == nil {
+		p = &modelPart{pids: map[int64]*modelPID{}}
+		m.parts[tp] = p
+	}
+	return p
+}
+
+// produce applies one batch and returns the broker's answer.
+func (m *modelBroker) produce(tp TopicPartition, s Send, n int32) (code int16, base int64) {
+	p := m.part(tp)
+	if m.epochPerPID {
+		if g, ok := m.pidEpoch[s.ProducerID]; ok && s.Epoch < g {
+			return CodeInvalidProducerEpoch, -1
+		}
+	}
+	b := modelBatch{pid: s.ProducerID, epoch: s.Epoch, seq: s.BaseSequence, n: n, id: s.ID}
+	st := p.pids[s.ProducerID]
+	switch {
+	case st == nil:
+		// No state: any sequence, except on a partition that never held a
+		// record (KAFKA-15591).
+		if len(p.log) == 0 && s.BaseSequence != 0 {
+			return CodeOutOfOrderSequenceNumber, -1
+		}
+		st = &modelPID{epoch: s.Epoch}
+		p.pids[s.ProducerID] = st
+	case s.Epoch < st.epoch:
+		return CodeInvalidProducerEpoch, -1
+	case s.Epoch > st.epoch:
+		if s.BaseSequence != 0 {
+			return CodeOutOfOrderSequenceNumber, -1
+		}
+		st.epoch, st.window = s.Epoch, nil
+	default:
+		for _, w := range st.window {
+			if w.seq == b.seq && w.lastSeq() == b.lastSeq() {
+				return CodeNone, w.base // a retry: original offsets
+			}
+		}
+		if len(st.window) == 0 || s.BaseSequence != addSeq(st.window[len(st.window)-1].lastSeq(), 1) {
+			return CodeOutOfOrderSequenceNumber, -1
+		}
+	}
+	b.base = p.end
+	p.end += int64(n)
+	p.log = append(p.log, b)
+	st.window = append(st.window, b)
+	if len(st.window) > 5 {
+		st.window = st.window[1:]
+	}
+	if m.epochPerPID && s.Epoch > m.pidEpoch[s.ProducerID] {
+		m.pidEpoch[s.ProducerID] = s.Epoch
+	}
+	return CodeNone, b.base
+}
+
+// tail returns the batch headers from offset from (-1: log start).
+func (m *modelBroker) tail(tp TopicPartition, from int64) Tail {
+	p := m.part(tp)
+	t := Tail{LogStartOffset: p.logStart, HighWatermark: p.end}
+	for _, b := range p.log {
+		if b.base >= from && b.base >= p.logStart {
+			t.Batches = append(t.Batches, TailBatch{BaseOffset: b.base, ProducerID: b.pid, Epoch: b.epoch, BaseSequence: b.seq, Records: b.n})
+		}
+	}
+	return t
+}
+
+// count returns how many times batch id is in the log, and its first offset.
+func (m *modelBroker) count(tp TopicPartition, id BatchID) (int, int64) {
+	n, off := 0, int64(math.MinInt64)
+	for _, b := range m.part(tp).log {
+		if b.id == id {
+			if n == 0 {
+				off = b.base
+			}
+			n++
+		}
+	}
+	return n, off
+}
+
+func (m *modelBroker) clone() *modelBroker {
+	c := &modelBroker{parts: map[TopicPartition]*modelPart{}, epochPerPID: m.epochPerPID, pidEpoch: map[int64]int16{}}
+	for k, v := range m.pidEpoch {
+		c.pidEpoch[k] = v
+	}
+	for tp, p := range m.parts {
+		cp := &modelPart{log: append([]modelBatch(nil), p.log...), end: p.end, logStart: p.logStart, pids: map[int64]*modelPID{}}
+		for pid, st := range p.pids {
+			cp.pids[pid] = &modelPID{epoch: st.epoch, window: append([]modelBatch(nil), st.window...)}
+		}
+		c.parts[tp] = cp
+	}
+	return c
+}

@@ -1,0 +1,418 @@
+package idempotence
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// world drives a Producer against the model broker, answering its events the
+// way a client would and checking the invariants after every input.
+
+type fault uint8
+
+const (
+	fOK               fault = iota // the broker processes the request and answers
+	fNotAppended                   // NOT_LEADER_OR_FOLLOWER, not processed
+	fUnknownProcessed              // processed, answer lost (connection dropped)
+	fUnknownDropped                // not processed, connection dropped after write
+	fHeadOOO                       // OUT_OF_ORDER_SEQUENCE_NUMBER, not processed
+	fUnknownPID                    // UNKNOWN_PRODUCER_ID, not processed
+	fStaleEpoch                    // INVALID_PRODUCER_EPOCH, not processed
+	fTimedOut                      // processed, REQUEST_TIMED_OUT
+	numFaults
+)
+
+var faultNames = [...]string{"ok", "not-appended", "unknown-processed", "unknown-dropped", "head-ooo", "unknown-pid", "stale-epoch", "timed-out"}
+
+func (f fault) String() string { return faultNames[f] }
+
+type req struct {
+	send Send
+}
+
+type numbering struct {
+	pid   int64
+	epoch int16
+	seq   int32
+}
+
+// wbatch is the harness's view of one batch.
+type wbatch struct {
+	tp        TopicPartition
+	idx       int // enqueue position within its partition
+	records   int32
+	num       numbering
+	numbered  bool
+	delivered int
+	offset    int64
+	failed    error
+	mayRenum  bool // an error answer on its partition came after its numbering
+}
+
+type epochKey struct {
+	tp  TopicPartition
+	pid int64
+}
+
+type world struct {
+	fatalf func(format string, args ...any)
+	pr     *Producer
+	m      *modelBroker
+	now    time.Time
+	tps    []TopicPartition
+	net    map[TopicPartition][]req
+	wb     map[BatchID]*wbatch
+	ids    []BatchID // in enqueue order
+
+	nextSeq     map[numbering]int32 // fresh numbering expected next, keyed by (pid, epoch) per tp below
+	seqKey      map[TopicPartition]map[numbering]int32
+	lastEpoch   map[epochKey]int16 // highest epoch used per tp and pid
+	errSince    map[TopicPartition]bool // an error answer since the last success
+	lastDeliv   map[TopicPartition]int
+	nextPID     int64
+	tailErrs    int // tail reads to fail
+	trace       []string
+}
+
+func newWorld(fatalf func(string, ...any), cfg Config, epochPerPID bool, perTP []int, startEpoch int16) *world {
+	w := &world{
+		fatalf: fatalf, pr: New(cfg), m: newModelBroker(epochPerPID), now: time.Unix(1000, 0),
+		net: map[TopicPartition][]req{}, wb: map[BatchID]*wbatch{},
+		seqKey: map[TopicPartition]map[numbering]int32{}, lastEpoch: map[epochKey]int16{},
+		errSince: map[TopicPartition]bool{},
+		lastDeliv: map[TopicPartition]int{}, nextPID: 8,
+	}
+	w.pr.SetIdentity(7, startEpoch)
+	id := BatchID(1)
+	for i, n := range perTP {
+		tp := TopicPartition{Topic: "t", Partition: int32(i)}
+		w.tps = append(w.tps, tp)
+		w.seqKey[tp] = map[numbering]int32{}
+		w.lastDeliv[tp] = -1
+		w.pr.LeaderChanged(tp, 1, 0)
+		for j := 0; j < n; j++ {
+			recs := int32(1 + (j+i)%3)
+			w.wb[id] = &wbatch{tp: tp, idx: j, records: recs, offset: -2}
+			w.ids = append(w.ids, id)
+			w.pr.Enqueue(tp, id, recs, time.Time{})
+			id++
+		}
+	}
+	w.pump()
+	return w
+}
+
+func (w *world) logf(format string, args ...any) {
+	w.trace = append(w.trace, fmt.Sprintf(format, args...))
+}
+
+func (w *world) fail(format string, args ...any) {
+	w.fatalf("%s\ntrace:\n  %s", fmt.Sprintf(format, args...), strings.Join(w.trace, "\n  "))
+}
+
+// choices lists the (partition, fault) pairs possible now.
+func (w *world) busy() []int {
+	var out []int
+	for i, tp := range w.tps {
+		if len(w.net[tp]) > 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// step answers the oldest request of partition i with fault f.
+func (w *world) step(i int, f fault) {
+	tp := w.tps[i]
+	q := w.net[tp]
+	r := q[0]
+	w.net[tp] = q[1:]
+	w.now = w.now.Add(time.Second)
+	b := w.wb[r.send.ID]
+	var resp Response
+	switch f {
+	case fOK, fUnknownProcessed, fTimedOut:
+		code, base := w.m.produce(tp, r.send, b.records)
+		resp = Response{Code: code, BaseOffset: base, LogStartOffset: 0}
+		if code == CodeNone {
+			resp.Class = Appended
+		}
+		if f == fUnknownProcessed {
+			resp = Response{Code: CodeTransport, Class: MaybeAppended, LogStartOffset: -1}
+		} else if f == fTimedOut {
+			resp = Response{Code: CodeRequestTimedOut, Class: MaybeAppended, LogStartOffset: -1}
+		}
+	case fNotAppended:
+		resp = Response{Code: CodeNotLeaderOrFollower, Class: NotAppended, LogStartOffset: -1}
+	case fUnknownDropped:
+		resp = Response{Code: CodeTransport, Class: MaybeAppended, LogStartOffset: -1}
+	case fHeadOOO:
+		resp = Response{Code: CodeOutOfOrderSequenceNumber, LogStartOffset: -1}
+	case fUnknownPID:
+		resp = Response{Code: CodeUnknownProducerID, LogStartOffset: -1}
+	case fStaleEpoch:
+		resp = Response{Code: CodeInvalidProducerEpoch, LogStartOffset: -1}
+	}
+	w.logf("p%d id=%d %v/%d/%d %s -> code %d", i, r.send.ID, r.send.Epoch, r.send.BaseSequence, b.records, f, resp.Code)
+	if resp.Code == CodeNone || resp.Code == CodeDuplicateSequenceNumber {
+		w.errSince[tp] = false
+	} else {
+		w.errSince[tp] = true
+		for _, x := range w.wb {
+			if x.tp == tp && x.numbered {
+				x.mayRenum = true
+			}
+		}
+	}
+	w.pr.Response(tp, r.send.ID, resp, w.now)
+	w.pump()
+}
+
+// pump answers events and collects sends until nothing changes.
+func (w *world) pump() {
+	for round := 0; ; round++ {
+		if round > 1000 {
+			w.fail("pump does not settle")
+		}
+		w.pr.Tick(w.now)
+		ev := w.pr.Events()
+		for _, e := range ev {
+			w.event(e)
+		}
+		sent := 0
+		for _, tp := range w.tps {
+			for _, s := range w.pr.Sendable(tp, w.now) {
+				w.sent(tp, s)
+				sent++
+			}
+		}
+		if len(ev) == 0 && sent == 0 && len(w.pr.events) == 0 {
+			// Backoffs end before any pending answer arrives.
+			var next time.Time
+			for _, p := range w.pr.order {
+				if !p.retryAt.IsZero() && p.retryAt.After(w.now) && (next.IsZero() || p.retryAt.Before(next)) {
+					next = p.retryAt
+				}
+			}
+			if next.IsZero() {
+				return
+			}
+			w.now = next
+		}
+	}
+}
+
+func (w *world) event(e Event) {
+	switch e := e.(type) {
+	case Delivered:
+		b := w.wb[e.ID]
+		w.logf("delivered %d at %d", e.ID, e.BaseOffset)
+		if b.delivered > 0 || b.failed != nil {
+			w.fail("batch %d completed twice", e.ID)
+		}
+		b.delivered++
+		b.offset = e.BaseOffset
+		n, off := w.m.count(e.TP, e.ID)
+		if n != 1 {
+			w.fail("batch %d delivered but %d times in the log", e.ID, n)
+		}
+		if e.BaseOffset >= 0 && e.BaseOffset != off {
+			w.fail("batch %d delivered at %d, log has it at %d", e.ID, e.BaseOffset, off)
+		}
+		if b.idx <= w.lastDeliv[e.TP] {
+			w.fail("batch %d delivered out of order", e.ID)
+		}
+		w.lastDeliv[e.TP] = b.idx
+	case Failed:
+		b := w.wb[e.ID]
+		w.logf("failed %d: %v", e.ID, e.Err)
+		if b.delivered > 0 || b.failed != nil {
+			w.fail("batch %d completed twice", e.ID)
+		}
+		b.failed = e.Err
+		switch {
+		case errors.Is(e.Err, ErrNotWritten):
+			if n, _ := w.m.count(e.TP, e.ID); n != 0 {
+				w.fail("batch %d failed as not written but is in the log", e.ID)
+			}
+			for _, r := range w.net[e.TP] {
+				if r.send.ID == e.ID {
+					w.fail("batch %d failed as not written while in flight", e.ID)
+				}
+			}
+		case errors.Is(e.Err, ErrOutcomeUnknown):
+		default:
+			w.fail("batch %d failed with an unclassified error %v", e.ID, e.Err)
+		}
+	case ReadTail:
+		if len(w.net[e.TP]) != 0 {
+			w.fail("tail read of %v asked with requests in flight", e.TP)
+		}
+		w.logf("read tail %v from %d", e.TP, e.FromOffset)
+		if w.tailErrs > 0 {
+			w.tailErrs--
+			w.pr.TailRead(e.TP, Tail{Err: errors.New("fetch failed")})
+			return
+		}
+		w.pr.TailRead(e.TP, w.m.tail(e.TP, e.FromOffset))
+	case RefreshMetadata:
+		w.pr.LeaderChanged(e.TP, 1, 0)
+	case NeedProducerID:
+		w.logf("new producer id %d", w.nextPID)
+		w.pr.SetIdentity(w.nextPID, 0)
+		w.nextPID++
+	case EpochBumped:
+		w.logf("bumped %v to %d/%d", e.TP, e.ProducerID, e.Epoch)
+	case DataLoss:
+		w.logf("data loss %+v", e)
+	case NeedSplit, Wake:
+	default:
+		w.fail("unexpected event %T", e)
+	}
+}
+
+// sent checks one Send against the invariants and puts it on the wire.
+func (w *world) sent(tp TopicPartition, s Send) {
+	b := w.wb[s.ID]
+	n := numbering{s.ProducerID, s.Epoch, s.BaseSequence}
+	w.logf("send p%d id=%d %d/%d/%d", tp.Partition, s.ID, s.Epoch, s.BaseSequence, b.records)
+	if b.delivered > 0 || b.failed != nil {
+		w.fail("batch %d sent after completion", s.ID)
+	}
+	if w.errSince[tp] && len(w.net[tp]) > 0 {
+		w.fail("more than one in flight on %v after an error", tp)
+	}
+	if len(w.net[tp]) >= DefaultMaxInFlight {
+		w.fail("more than %d in flight on %v", DefaultMaxInFlight, tp)
+	}
+	for _, r := range w.net[tp] {
+		if r.send.ID == s.ID {
+			w.fail("batch %d sent twice at once", s.ID)
+		}
+	}
+	if !b.numbered || b.num != n {
+		// A new numbering: the batch must not be, or be about to be, in the log.
+		if b.numbered {
+			if c, _ := w.m.count(tp, s.ID); c != 0 {
+				w.fail("batch %d renumbered although it is in the log", s.ID)
+			}
+			if !b.mayRenum {
+				w.fail("batch %d renumbered without an error on its partition", s.ID)
+			}
+		}
+		key := epochKey{tp, s.ProducerID}
+		seqs := w.seqKey[tp]
+		k := numbering{s.ProducerID, s.Epoch, 0}
+		if next, ok := seqs[k]; ok {
+			if s.BaseSequence != next {
+				w.fail("sequence gap on %v: sent %d, expected %d", tp, s.BaseSequence, next)
+			}
+		} else {
+			if s.BaseSequence != 0 {
+				w.fail("new epoch %d on %v starts at sequence %d", s.Epoch, tp, s.BaseSequence)
+			}
+			if last, ok := w.lastEpoch[key]; ok && s.Epoch <= last {
+				w.fail("epoch %d reused on %v (last %d)", s.Epoch, tp, last)
+			}
+			w.lastEpoch[key] = s.Epoch
+		}
+		seqs[k] = addSeq(s.BaseSequence, b.records)
+		b.num, b.numbered, b.mayRenum = n, true, false
+	}
+	w.net[tp] = append(w.net[tp], req{send: s})
+}
+
+// quiesce checks the end state once nothing is in flight.
+func (w *world) quiesce(allDelivered bool) {
+	if len(w.busy()) != 0 {
+		return
+	}
+	if !w.pr.Idle() {
+		w.fail("stuck: nothing in flight but the producer is not idle: %s", w.dump())
+	}
+	for _, id := range w.ids {
+		b := w.wb[id]
+		if b.delivered == 0 && b.failed == nil {
+			w.fail("batch %d never completed", id)
+		}
+		if allDelivered && b.delivered == 0 {
+			w.fail("batch %d failed (%v) with only retriable faults", id, b.failed)
+		}
+	}
+	for _, tp := range w.tps {
+		seen := map[BatchID]bool{}
+		last := -1
+		for _, lb := range w.m.part(tp).log {
+			if seen[lb.id] {
+				w.fail("duplicate of batch %d in the log of %v", lb.id, tp)
+			}
+			seen[lb.id] = true
+			if idx := w.wb[lb.id].idx; idx < last {
+				w.fail("batch %d out of order in the log of %v", lb.id, tp)
+			} else {
+				last = idx
+			}
+		}
+	}
+}
+
+func (w *world) dump() string {
+	var sb strings.Builder
+	for _, p := range w.pr.order {
+		fmt.Fprintf(&sb, "\n%v id=%v/%d/%d next=%d inflight=%d cautious=%v bump=%v read=%v reading=%v leader=%v retry=%v",
+			p.tp, p.hasID, p.pid, p.epoch, p.nextSeq, p.inFlight, p.cautious, p.needBump, p.needRead, p.reading, p.hasLeader, p.retryAt)
+		for _, b := range p.batches {
+			fmt.Fprintf(&sb, "\n  %d %v num=%v %d/%d unknown=%v", b.id, b.st, b.numbered, b.epoch, b.seq, b.unknown)
+		}
+	}
+	return sb.String()
+}
+
+// key fingerprints the whole world for the exhaustive search.
+func (w *world) key() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "P%v/%d/%d/%v|", w.pr.hasID, w.pr.pid, w.pr.epoch, w.pr.needID)
+	for _, p := range w.pr.order {
+		fmt.Fprintf(&sb, "%d:%v/%d/%d/%d/%v/%v/%v/%v/%v/%d/%d|", p.tp.Partition, p.hasID, p.pid, p.epoch, p.nextSeq,
+			p.cautious, p.needBump, p.needRead, p.reading, p.hasLeader, p.lastAckedEnd, p.maxAckedEnd)
+		for _, b := range p.batches {
+			fmt.Fprintf(&sb, "%d,%d,%v,%d,%d,%d,%v,%d;", b.id, b.st, b.numbered, b.pid, b.epoch, b.seq, b.unknown, b.offset)
+		}
+	}
+	tps := slices.Clone(w.tps)
+	sort.Slice(tps, func(i, j int) bool { return tps[i].Partition < tps[j].Partition })
+	for _, tp := range tps {
+		mp := w.m.part(tp)
+		fmt.Fprintf(&sb, "L%d:", tp.Partition)
+		for _, b := range mp.log {
+			fmt.Fprintf(&sb, "%d@%d/%d;", b.id, b.epoch, b.seq)
+		}
+		pids := make([]int64, 0, len(mp.pids))
+		for pid := range mp.pids {
+			pids = append(pids, pid)
+		}
+		slices.Sort(pids)
+		for _, pid := range pids {
+			st := mp.pids[pid]
+			fmt.Fprintf(&sb, "S%d/%d/", pid, st.epoch)
+			for _, x := range st.window {
+				fmt.Fprintf(&sb, "%d,", x.seq)
+			}
+		}
+		fmt.Fprintf(&sb, "N")
+		for _, r := range w.net[tp] {
+			fmt.Fprintf(&sb, "%d/%d/%d,", r.send.ID, r.send.Epoch, r.send.BaseSequence)
+		}
+		fmt.Fprintf(&sb, "E%v%d%v%v|", w.errSince[tp], w.lastDeliv[tp], w.seqKey[tp], w.lastEpoch)
+	}
+	for _, id := range w.ids {
+		b := w.wb[id]
+		fmt.Fprintf(&sb, "%d%v%v%d%v", b.delivered, b.failed != nil, b.numbered, b.num.epoch, b.mayRenum)
+	}
+	fmt.Fprintf(&sb, "%v%d", w.m.pidEpoch, w.nextPID)
+	return sb.String()
+}
