@@ -3,11 +3,36 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
+const usage = "usage: rollsafe demo|produce|sim [flags]"
+
 func main() {
-	fmt.Fprintln(os.Stderr, "usage: rollsafe demo|produce|sim [flags]")
-	os.Exit(2)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run dispatches a subcommand and returns the process exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "sim":
+		return runSim(ctx, args[1:], stdout, stderr)
+	case "demo", "produce":
+		fmt.Fprintf(stderr, "rollsafe %s: not implemented yet\n", args[0])
+		return 2
+	}
+	fmt.Fprintln(stderr, usage)
+	return 2
 }
