@@ -17,12 +17,15 @@ type Accumulator struct {
 	cfg   Config
 	comp  *compress.Compressor
 	ready func(*Batch)
-	pool  sync.Pool // *Batch
+	pool  batchPool
 
 	mu         sync.Mutex
 	parts      map[TopicPartition]*partition
 	bufRecords int
 	bufBytes   int64
+	// openRecords and openBytes are the part of the above in open batches.
+	openRecords int
+	openBytes   int64
 	waiters    int           // Appends waiting for room
 	room       chan struct{} // closed when room frees, if waiters > 0
 	closed     bool
@@ -70,7 +73,7 @@ func NewAccumulator(cfg Config, ready func(*Batch)) (*Accumulator, error) {
 		lingerKick: make(chan struct{}, 1),
 		done:       make(chan struct{}),
 	}
-	a.pool.New = func() any { return new(Batch) }
+	a.pool.maxBytes = 2 * cfg.MaxBufferedBytes
 	a.work.init()
 	a.wg.Add(cfg.Workers)
 	for range cfg.Workers {
@@ -146,8 +149,11 @@ func (a *Accumulator) tryAppend(tp TopicPartition, r *Record, token any, wait bo
 		size = varintLen(int64(body)) + body
 	}
 	if a.bufRecords+1 > a.cfg.MaxBufferedRecords || a.bufBytes+int64(size) > a.cfg.MaxBufferedBytes {
-		// Send what is buffered so that releases can make room.
-		a.flushLocked()
+		// If open batches hold most of the buffer, close them so that
+		// their release can make room; otherwise wait for closed ones.
+		if a.openBytes*2 >= a.bufBytes || a.openRecords*2 >= a.bufRecords {
+			a.flushLocked()
+		}
 		if !wait {
 			return nil, ErrBufferFull
 		}
@@ -159,7 +165,7 @@ func (a *Accumulator) tryAppend(tp TopicPartition, r *Record, token any, wait bo
 	}
 	b := p.open
 	if b == nil {
-		b = a.pool.Get().(*Batch)
+		b = a.pool.get()
 		a.nextID++
 		b.reset(a, p, tp, a.nextID)
 		p.open = b
@@ -170,6 +176,8 @@ func (a *Accumulator) tryAppend(tp TopicPartition, r *Record, token any, wait bo
 	b.add(r, ts, body, size, token)
 	a.bufRecords++
 	a.bufBytes += int64(size)
+	a.openRecords++
+	a.openBytes += int64(size)
 	if len(b.raw) >= a.cfg.BatchBytes {
 		a.closeLocked(p)
 	}
@@ -195,6 +203,8 @@ func (a *Accumulator) flushLocked() {
 func (a *Accumulator) closeLocked(p *partition) {
 	b := p.open
 	p.open = nil
+	a.openRecords -= b.chargeRecords
+	a.openBytes -= b.chargeBytes
 	b.seq = p.nextSeq
 	p.nextSeq++
 	a.work.push(b)
@@ -226,7 +236,7 @@ func (a *Accumulator) Release(b *Batch) {
 	clear(b.Tokens)
 	b.Tokens = b.Tokens[:0]
 	b.wire = nil
-	a.pool.Put(b)
+	a.pool.put(b)
 }
 
 // Buffered returns the records and uncompressed record bytes appended and

@@ -100,6 +100,13 @@ func (b *Batch) add(r *Record, ts int64, body, size int, token any) {
 	} else if ts > b.maxTS {
 		b.maxTS = ts
 	}
+	if need := len(b.raw) + size; need > cap(b.raw) {
+		// Grow by doubling, but not past the batch size, so that a full
+		// batch's buffer is exactly as large as it needs to be.
+		grown := make([]byte, len(b.raw), max(need, min(2*cap(b.raw), b.acc.cfg.BatchBytes)))
+		copy(grown, b.raw)
+		b.raw = grown
+	}
 	b.raw = appendRecord(b.raw, r, body, ts-b.firstTS, int32(b.Records))
 	b.Records++
 	b.Tokens = append(b.Tokens, token)
@@ -112,7 +119,7 @@ func (b *Batch) finish(c *compress.Compressor) {
 	b.wire = b.raw
 	if b.codec != compress.None {
 		if cap(b.comp) < batchHeaderLen {
-			b.comp = make([]byte, batchHeaderLen, len(b.raw))
+			b.comp = make([]byte, batchHeaderLen, batchHeaderLen+len(b.raw)/2)
 		}
 		out, err := c.Compress(b.comp[:batchHeaderLen], b.raw[batchHeaderLen:])
 		if err != nil {

@@ -54,7 +54,7 @@ func (b *Batch) Split(maxBytes int) ([]*Batch, error) {
 			}
 		}
 		if cur == nil {
-			cur = a.pool.Get().(*Batch)
+			cur = a.pool.get()
 			cur.reset(a, nil, b.TP, 0)
 			cur.codec = b.codec
 			out = append(out, cur)

@@ -19,7 +19,7 @@ const DefaultLevel = -1000
 type Compressor struct {
 	codec Codec
 	level int
-	pool  *sync.Pool // *gzip.Writer, *lz4.Writer or *zstd.Encoder
+	pool  *sync.Pool // *gzipEnc, *lz4Enc or *zstd.Encoder
 }
 
 var (
@@ -55,8 +55,9 @@ func NewCompressor(c Codec, level int) (*Compressor, error) {
 		}
 		cm.level = level
 		cm.pool = poolFor(c, level, func() any {
-			w, _ := gzip.NewWriterLevel(nil, level)
-			return w
+			e := new(gzipEnc)
+			e.w, _ = gzip.NewWriterLevel(nil, level) // level checked above
+			return e
 		})
 	case LZ4:
 		lvl := lz4.Fast
@@ -69,9 +70,9 @@ func NewCompressor(c Codec, level int) (*Compressor, error) {
 			}
 		}
 		cm.pool = poolFor(c, level, func() any {
-			w := lz4.NewWriter(nil)
-			_ = w.Apply(lz4.BlockSizeOption(lz4.Block64Kb), lz4.ConcurrencyOption(1), lz4.CompressionLevelOption(lvl))
-			return w
+			e := &lz4Enc{w: lz4.NewWriter(nil)}
+			_ = e.w.Apply(lz4.BlockSizeOption(lz4.Block64Kb), lz4.ConcurrencyOption(1), lz4.CompressionLevelOption(lvl))
+			return e
 		})
 	case Zstd:
 		lvl := zstd.SpeedDefault
@@ -100,6 +101,18 @@ func (cm *Compressor) Level() int { return cm.level }
 // appender is an io.Writer appending to a slice.
 type appender struct{ b []byte }
 
+// gzipEnc and lz4Enc pool a writer with its output appender, so that
+// compressing allocates nothing.
+type gzipEnc struct {
+	w *gzip.Writer
+	a appender
+}
+
+type lz4Enc struct {
+	w *lz4.Writer
+	a appender
+}
+
 func (a *appender) Write(p []byte) (int, error) { a.b = append(a.b, p...); return len(p), nil }
 
 // Compress appends the compressed form of src to dst and returns it.
@@ -116,27 +129,29 @@ func (cm *Compressor) Compress(dst, src []byte) ([]byte, error) {
 		cm.pool.Put(e)
 		return dst, nil
 	case Gzip:
-		w := cm.pool.Get().(*gzip.Writer)
-		a := appender{b: dst}
-		w.Reset(&a)
-		_, err := w.Write(src)
+		e := cm.pool.Get().(*gzipEnc)
+		e.a.b = dst
+		e.w.Reset(&e.a)
+		_, err := e.w.Write(src)
 		if err == nil {
-			err = w.Close()
+			err = e.w.Close()
 		}
-		w.Reset(nil)
-		cm.pool.Put(w)
-		return a.b, err
+		out := e.a.b
+		e.a.b = nil
+		cm.pool.Put(e)
+		return out, err
 	case LZ4:
-		w := cm.pool.Get().(*lz4.Writer)
-		a := appender{b: dst}
-		w.Reset(&a)
-		_, err := w.Write(src)
+		e := cm.pool.Get().(*lz4Enc)
+		e.a.b = dst
+		e.w.Reset(&e.a)
+		_, err := e.w.Write(src)
 		if err == nil {
-			err = w.Close()
+			err = e.w.Close()
 		}
-		w.Reset(nil)
-		cm.pool.Put(w)
-		return a.b, err
+		out := e.a.b
+		e.a.b = nil
+		cm.pool.Put(e)
+		return out, err
 	}
 	return dst, fmt.Errorf("%w: %d", ErrUnknownCodec, int8(cm.codec))
 }

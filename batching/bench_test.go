@@ -1,0 +1,147 @@
+package batching
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"testing"
+
+	"github.com/klauspost/compress/gzip"
+
+	"github.com/rollsafe/rollsafe/batching/fixture"
+	"github.com/rollsafe/rollsafe/compress"
+)
+
+// benchRecords returns fixture records filling exactly one batch of
+// DefaultBatchBytes, and that batch's records section.
+func benchRecords(b *testing.B, valueSize int) ([]Record, []byte) {
+	b.Helper()
+	events := fixture.Events(fixture.Seed, 2*DefaultBatchBytes/valueSize, valueSize)
+	recs := make([]Record, len(events))
+	for i, e := range events {
+		recs[i] = Record{Key: e.Key, Value: e.Value, Timestamp: e.Timestamp}
+	}
+	var first *Batch
+	a, err := NewAccumulator(Config{Linger: -1, Workers: 1}, func(bt *Batch) {
+		if first == nil {
+			first = bt
+		}
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range recs {
+		if err := a.TryAppend(TopicPartition{"bench", 0}, &recs[i], nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	a.Close()
+	return recs[:first.Records], append([]byte(nil), first.raw[batchHeaderLen:]...)
+}
+
+func BenchmarkRawGzip1KB(b *testing.B) {
+	_, section := benchRecords(b, fixture.Large)
+	w, err := gzip.NewWriterLevel(nil, gzip.DefaultCompression)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := appender{b: make([]byte, 0, len(section))}
+	b.SetBytes(int64(len(section)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		out.b = out.b[:0]
+		w.Reset(&out)
+		if _, err := w.Write(section); err != nil {
+			b.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(section))/float64(len(out.b)), "ratio")
+}
+
+type appender struct{ b []byte }
+
+func (a *appender) Write(p []byte) (int, error) { a.b = append(a.b, p...); return len(p), nil }
+
+// benchAccumulator runs one op = one batch's records appended through the
+// accumulator (encoding on the caller's goroutine, compression and CRC on
+// workers); ready releases each batch. It reports the batch metrics.
+func benchAccumulator(b *testing.B, codec compress.Codec, valueSize, partitions, workers int) {
+	recs, section := benchRecords(b, valueSize)
+	var a *Accumulator
+	var batches, compressed atomic.Int64
+	a, err := NewAccumulator(Config{Codec: codec, Linger: -1, Workers: workers}, func(bt *Batch) {
+		batches.Add(1)
+		compressed.Add(int64(len(bt.Bytes())))
+		a.Release(bt)
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.Close()
+	tps := make([]TopicPartition, partitions)
+	for i := range tps {
+		tps[i] = TopicPartition{"bench", int32(i)}
+	}
+	ctx := context.Background()
+	run := func(n int) {
+		for i := range n {
+			tp := tps[i%len(tps)]
+			for j := range recs {
+				if err := a.Append(ctx, tp, &recs[j], nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		if err := a.Drain(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// Warm the pools: as many batches as the buffer holds, and more.
+	run(DefaultMaxBufferedBytes/len(section) + 4*partitions)
+	batches.Store(0)
+	compressed.Store(0)
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	b.SetBytes(int64(len(section)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	run(b.N)
+	b.StopTimer()
+	runtime.ReadMemStats(&m1)
+	n := batches.Load()
+	if n != int64(b.N) {
+		b.Fatalf("%d batches for %d ops", n, b.N)
+	}
+	allocs := float64(m1.Mallocs - m0.Mallocs)
+	b.ReportMetric(float64(len(recs)), "records/batch")
+	b.ReportMetric(allocs/float64(n), "allocs/batch")
+	b.ReportMetric(allocs/float64(n)/float64(len(recs)), "allocs/record")
+	b.ReportMetric(float64(int64(len(section))*n)/float64(compressed.Load()), "ratio")
+}
+
+func BenchmarkBatchGzip1KB(b *testing.B) { benchAccumulator(b, compress.Gzip, fixture.Large, 1, 1) }
+
+func BenchmarkBatch(b *testing.B) {
+	for _, size := range []int{fixture.Small, fixture.Large} {
+		for _, codec := range compress.Codecs() {
+			b.Run(fmt.Sprintf("%s/%dB", codec, size), func(b *testing.B) {
+				benchAccumulator(b, codec, size, 1, 1)
+			})
+		}
+	}
+}
+
+// BenchmarkParallelGzip1KB shows the compression path using every core:
+// two partitions (or one hot partition) through two workers, against one.
+func BenchmarkParallelGzip1KB(b *testing.B) {
+	for _, c := range []struct{ partitions, workers int }{{2, 1}, {2, 2}, {1, 2}} {
+		b.Run(fmt.Sprintf("partitions=%d/workers=%d", c.partitions, c.workers), func(b *testing.B) {
+			benchAccumulator(b, compress.Gzip, fixture.Large, c.partitions, c.workers)
+		})
+	}
+}
