@@ -2,8 +2,11 @@ package idempotence
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -80,6 +83,9 @@ func explore(t *testing.T, perTP []int, faults int, epochPerPID bool, budget int
 		if states > budget {
 			t.Fatalf("state budget %d exceeded", budget)
 		}
+		// Liveness: from every reachable state, once faults stop, every batch
+		// is delivered within a bounded number of answers.
+		n.w.settleWithoutFaults(200)
 		busy := n.w.busy()
 		if len(busy) == 0 {
 			n.w.quiesce(true)
@@ -112,6 +118,7 @@ func TestExploreExhaustive(t *testing.T) {
 		{[]int{3, 2}, 2},
 		{[]int{2, 2}, 3},
 		{[]int{4, 1}, 2},
+		{[]int{4, 4}, 2},
 	}
 	if testing.Short() {
 		cases = cases[:2]
@@ -126,4 +133,109 @@ func TestExploreExhaustive(t *testing.T) {
 			})
 		}
 	}
+}
+
+// settleWithoutFaults answers, on a copy, every request without a fault
+// until nothing is in flight, and checks that everything was delivered.
+func (w *world) settleWithoutFaults(maxSteps int) {
+	c := w.clone()
+	for i := 0; ; i++ {
+		busy := c.busy()
+		if len(busy) == 0 {
+			c.quiesce(true)
+			return
+		}
+		if i == maxSteps {
+			c.fail("no quiescence after %d fault-free answers: %s", maxSteps, c.dump())
+		}
+		c.step(busy[i%len(busy)], fOK)
+	}
+}
+
+// TestRandomWalk drives larger configurations through seeded random faults,
+// delivery deadlines, failing tail reads and epoch exhaustion.
+func TestRandomWalk(t *testing.T) {
+	walks := 3000
+	if testing.Short() {
+		walks = 50
+	}
+	stats := map[string]int{}
+	defer func() { t.Logf("%v", stats) }()
+	for seed := uint64(1); seed <= uint64(walks); seed++ {
+		rng := rand.New(rand.NewPCG(seed, 0x5eed))
+		parts := 1 + rng.IntN(3)
+		perTP := make([]int, parts)
+		for i := range perTP {
+			perTP[i] = 1 + rng.IntN(10)
+		}
+		cfg := Config{MaxInFlight: 1 + rng.IntN(5)}
+		startEpoch := int16(0)
+		if rng.IntN(4) == 0 {
+			startEpoch = math.MaxInt16 - int16(rng.IntN(2))
+		}
+		w := newWorld(func(f string, a ...any) { t.Fatalf("seed %d: "+f, append([]any{seed}, a...)...) },
+			cfg, rng.IntN(2) == 0, perTP, startEpoch)
+		deadlines := rng.IntN(3) == 0
+		if deadlines {
+			// Re-enqueue with deadlines: a fresh world whose batches expire.
+			w = newWorldDeadlines(w, rng)
+		}
+		w.tailErrs = rng.IntN(3)
+		faults := rng.IntN(14)
+		for steps := 0; steps < 2000; steps++ {
+			busy := w.busy()
+			if len(busy) == 0 {
+				if deadlines && !w.pr.Idle() {
+					// Let time pass: deadlines expire.
+					w.now = w.now.Add(10 * time.Second)
+					w.pump()
+					continue
+				}
+				break
+			}
+			f := fOK
+			if faults > 0 && rng.IntN(3) == 0 {
+				f = fault(1 + rng.IntN(int(numFaults)-1))
+				faults--
+			}
+			w.step(busy[rng.IntN(len(busy))], f)
+		}
+		if len(w.busy()) != 0 {
+			t.Fatalf("seed %d: walk did not finish", seed)
+		}
+		for _, line := range w.trace {
+			for _, k := range []string{"read tail", "bumped", "new producer id", "failed", "delivered", "send", "deadline", "unknown-processed", "restart", "code 45", "code 47"} {
+				if strings.Contains(line, k) {
+					stats[k]++
+				}
+			}
+		}
+		w.quiesce(!deadlines && w.tailErrs == 0 && w.pr.cfg.RetryBackoff >= 0 && !w.sawTailErr)
+	}
+}
+
+// newWorldDeadlines rebuilds w's configuration with delivery deadlines.
+func newWorldDeadlines(w *world, rng *rand.Rand) *world {
+	perTP := make([]int, len(w.tps))
+	for _, b := range w.wb {
+		perTP[b.tp.Partition]++
+	}
+	nw := newWorld(w.fatalf, w.pr.cfg, w.m.epochPerPID, nil, w.pr.epoch)
+	id := BatchID(1)
+	for i, n := range perTP {
+		tp := TopicPartition{Topic: "t", Partition: int32(i)}
+		nw.tps = append(nw.tps, tp)
+		nw.seqKey[tp] = map[numbering]int32{}
+		nw.lastDeliv[tp] = -1
+		nw.pr.LeaderChanged(tp, 1, 0)
+		for j := 0; j < n; j++ {
+			recs := int32(1 + rng.IntN(3))
+			nw.wb[id] = &wbatch{tp: tp, idx: j, records: recs, offset: -2}
+			nw.ids = append(nw.ids, id)
+			nw.pr.Enqueue(tp, id, recs, nw.now.Add(time.Duration(1+rng.IntN(20))*time.Second))
+			id++
+		}
+	}
+	nw.pump()
+	return nw
 }

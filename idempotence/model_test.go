@@ -98,6 +98,16 @@ func (m *modelBroker) produce(tp TopicPartition, s Send, n int32) (code int16, b
 	return CodeNone, b.base
 }
 
+// restart models a leader restarting from a producer-state snapshot: only
+// the last batch of each producer stays in the dedup window.
+func (m *modelBroker) restart(tp TopicPartition) {
+	for _, st := range m.part(tp).pids {
+		if len(st.window) > 1 {
+			st.window = st.window[len(st.window)-1:]
+		}
+	}
+}
+
 // tail returns the batch headers from offset from (-1: log start).
 func (m *modelBroker) tail(tp TopicPartition, from int64) Tail {
 	p := m.part(tp)

@@ -23,10 +23,11 @@ const (
 	fUnknownPID                    // UNKNOWN_PRODUCER_ID, not processed
 	fStaleEpoch                    // INVALID_PRODUCER_EPOCH, not processed
 	fTimedOut                      // processed, REQUEST_TIMED_OUT
+	fRestart                       // the leader restarts from a snapshot (window shrinks to one batch), then answers
 	numFaults
 )
 
-var faultNames = [...]string{"ok", "not-appended", "unknown-processed", "unknown-dropped", "head-ooo", "unknown-pid", "stale-epoch", "timed-out"}
+var faultNames = [...]string{"ok", "not-appended", "unknown-processed", "unknown-dropped", "head-ooo", "unknown-pid", "stale-epoch", "timed-out", "restart"}
 
 func (f fault) String() string { return faultNames[f] }
 
@@ -75,6 +76,7 @@ type world struct {
 	lastDeliv   map[TopicPartition]int
 	nextPID     int64
 	tailErrs    int // tail reads to fail
+	sawTailErr  bool
 	trace       []string
 }
 
@@ -134,8 +136,11 @@ func (w *world) step(i int, f fault) {
 	w.now = w.now.Add(time.Second)
 	b := w.wb[r.send.ID]
 	var resp Response
+	if f == fRestart {
+		w.m.restart(tp)
+	}
 	switch f {
-	case fOK, fUnknownProcessed, fTimedOut:
+	case fOK, fUnknownProcessed, fTimedOut, fRestart:
 		code, base := w.m.produce(tp, r.send, b.records)
 		resp = Response{Code: code, BaseOffset: base, LogStartOffset: 0}
 		if code == CodeNone {
@@ -255,6 +260,7 @@ func (w *world) event(e Event) {
 		w.logf("read tail %v from %d", e.TP, e.FromOffset)
 		if w.tailErrs > 0 {
 			w.tailErrs--
+			w.sawTailErr = true
 			w.pr.TailRead(e.TP, Tail{Err: errors.New("fetch failed")})
 			return
 		}
@@ -338,6 +344,11 @@ func (w *world) quiesce(allDelivered bool) {
 		b := w.wb[id]
 		if b.delivered == 0 && b.failed == nil {
 			w.fail("batch %d never completed", id)
+		}
+		if errors.Is(b.failed, ErrNotWritten) {
+			if n, _ := w.m.count(b.tp, id); n != 0 {
+				w.fail("batch %d failed as not written but is in the log", id)
+			}
 		}
 		if allDelivered && b.delivered == 0 {
 			w.fail("batch %d failed (%v) with only retriable faults", id, b.failed)
