@@ -2,9 +2,9 @@ package idempotence
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
-	"maps"
 	"slices"
 	"strings"
 	"testing"

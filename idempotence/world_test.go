@@ -69,15 +69,15 @@ type world struct {
 	wb     map[BatchID]*wbatch
 	ids    []BatchID // in enqueue order
 
-	nextSeq     map[numbering]int32 // fresh numbering expected next, keyed by (pid, epoch) per tp below
-	seqKey      map[TopicPartition]map[numbering]int32
-	lastEpoch   map[epochKey]int16 // highest epoch used per tp and pid
-	errSince    map[TopicPartition]bool // an error answer since the last success
-	lastDeliv   map[TopicPartition]int
-	nextPID     int64
-	tailErrs    int // tail reads to fail
-	sawTailErr  bool
-	trace       []string
+	nextSeq    map[numbering]int32 // fresh numbering expected next, keyed by (pid, epoch) per tp below
+	seqKey     map[TopicPartition]map[numbering]int32
+	lastEpoch  map[epochKey]int16      // highest epoch used per tp and pid
+	errSince   map[TopicPartition]bool // an error answer since the last success
+	lastDeliv  map[TopicPartition]int
+	nextPID    int64
+	tailErrs   int // tail reads to fail
+	sawTailErr bool
+	trace      []string
 }
 
 func newWorld(fatalf func(string, ...any), cfg Config, epochPerPID bool, perTP []int, startEpoch int16) *world {
@@ -85,7 +85,7 @@ func newWorld(fatalf func(string, ...any), cfg Config, epochPerPID bool, perTP [
 		fatalf: fatalf, pr: New(cfg), m: newModelBroker(epochPerPID), now: time.Unix(1000, 0),
 		net: map[TopicPartition][]req{}, wb: map[BatchID]*wbatch{},
 		seqKey: map[TopicPartition]map[numbering]int32{}, lastEpoch: map[epochKey]int16{},
-		errSince: map[TopicPartition]bool{},
+		errSince:  map[TopicPartition]bool{},
 		lastDeliv: map[TopicPartition]int{}, nextPID: 8,
 	}
 	w.pr.SetIdentity(7, startEpoch)
