@@ -108,14 +108,19 @@ func NewCluster(opts ...Option) (*Cluster, error) {
 		b.addr = addr
 		c.brokers = append(c.brokers, b)
 	}
+	c.mu.Lock()
 	for _, b := range c.brokers {
 		if err := b.start(); err != nil {
+			c.mu.Unlock()
 			_ = c.Close()
 			return nil, err
 		}
+	}
+	for _, b := range c.brokers {
 		c.loops.Add(1)
 		go c.replicationLoop(b)
 	}
+	c.mu.Unlock()
 	return c, nil
 }
 

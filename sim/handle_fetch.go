@@ -75,6 +75,11 @@ func (b *broker) fetchLocked(r *kmsg.FetchRequest) (resp *kmsg.FetchResponse, by
 				}
 			}
 			if code != errNone {
+				if code == errNotLeaderOrFollower || code == errFencedLeaderEpoch {
+					if pt, err := c.partitionLocked(rt.Topic, rp.Partition); err == nil && pt.leader >= 0 {
+						fp.CurrentLeader.LeaderID, fp.CurrentLeader.LeaderEpoch = pt.leader, pt.epoch
+					}
+				}
 				fp.ErrorCode = code
 				failed = true
 			}

@@ -42,6 +42,9 @@ func (b *broker) produce(ctx context.Context, r *kmsg.ProduceRequest) outcome {
 		}
 	}
 	b.awaitReplication(ctx, r, results)
+	if r.Version >= 10 {
+		b.addLeaderHints(resp, results)
+	}
 	act := actRespond
 	if r.Acks == 0 {
 		act = actNoResponse
@@ -211,6 +214,33 @@ func (b *broker) awaitReplication(ctx context.Context, r *kmsg.ProduceRequest, r
 				}
 				return
 			}
+		}
+	}
+}
+
+// addLeaderHints fills KIP-951's current leader and its endpoint into
+// NOT_LEADER_OR_FOLLOWER answers (Produce v10+), as Kafka 3.7+ does.
+func (b *broker) addLeaderHints(resp *kmsg.ProduceResponse, results []*produceResult) {
+	c := b.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	seen := map[int32]bool{}
+	for _, res := range results {
+		if res.rp.ErrorCode != errNotLeaderOrFollower {
+			continue
+		}
+		pt, err := c.partitionLocked(res.rec.Topic, res.rec.Partition)
+		if err != nil || pt.leader < 0 {
+			continue
+		}
+		res.rp.CurrentLeader.LeaderID, res.rp.CurrentLeader.LeaderEpoch = pt.leader, pt.epoch
+		if !seen[pt.leader] {
+			seen[pt.leader] = true
+			lb := c.brokers[pt.leader]
+			eb := kmsg.NewProduceResponseBroker()
+			eb.NodeID = lb.id
+			eb.Host, eb.Port = hostPort(lb.addr)
+			resp.Brokers = append(resp.Brokers, eb)
 		}
 	}
 }
