@@ -26,11 +26,11 @@ type Accumulator struct {
 	// openRecords and openBytes are the part of the above in open batches.
 	openRecords int
 	openBytes   int64
-	waiters    int           // Appends waiting for room
-	room       chan struct{} // closed when room frees, if waiters > 0
-	closed     bool
-	nextID     uint64
-	linger     lingerQueue
+	waiters     int           // Appends waiting for room
+	room        chan struct{} // closed when room frees, if waiters > 0
+	closed      bool
+	nextID      uint64
+	linger      lingerQueue
 
 	work workQueue
 
