@@ -83,6 +83,9 @@ func (b *broker) fetchLocked(r *kmsg.FetchRequest) (resp *kmsg.FetchResponse, by
 				fp.ErrorCode = code
 				failed = true
 			}
+			if fp.RecordBatches == nil {
+				fp.RecordBatches = []byte{} // empty, not null: librdkafka rejects null
+			}
 			ft.Partitions = append(ft.Partitions, fp)
 		}
 		resp.Topics = append(resp.Topics, ft)
