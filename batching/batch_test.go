@@ -262,6 +262,7 @@ func TestInvalidConfig(t *testing.T) {
 	for _, cfg := range []Config{
 		{Codec: 9},
 		{BatchBytes: 10},
+		{BatchBytes: 1<<30 + 1},
 		{MaxRecordBytes: 10},
 		{MaxRecordBytes: 2000, MaxBufferedBytes: 1000},
 		{MaxBufferedRecords: -1},

@@ -19,6 +19,9 @@ const (
 	DefaultMaxBufferedRecords = 1 << 20
 )
 
+// maxBatchBytes keeps every batch's length and record count within int32.
+const maxBatchBytes = 1 << 30
+
 // Config tunes an Accumulator. The zero value of a field selects its default.
 type Config struct {
 	// Codec compresses every batch; Level is the codec's level
@@ -74,6 +77,8 @@ func (c Config) withDefaults() (Config, error) {
 	switch {
 	case c.BatchBytes < batchHeaderLen+minRecordLen:
 		return c, fmt.Errorf("%w: BatchBytes %d below %d", ErrInvalidConfig, c.BatchBytes, batchHeaderLen+minRecordLen)
+	case c.BatchBytes > maxBatchBytes || c.MaxRecordBytes > maxBatchBytes:
+		return c, fmt.Errorf("%w: BatchBytes %d or MaxRecordBytes %d above %d", ErrInvalidConfig, c.BatchBytes, c.MaxRecordBytes, maxBatchBytes)
 	case c.MaxRecordBytes < batchHeaderLen+minRecordLen:
 		return c, fmt.Errorf("%w: MaxRecordBytes %d below %d", ErrInvalidConfig, c.MaxRecordBytes, batchHeaderLen+minRecordLen)
 	case c.MaxBufferedBytes < int64(c.MaxRecordBytes):
