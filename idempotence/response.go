@@ -33,10 +33,12 @@ func (pr *Producer) Response(tp TopicPartition, id BatchID, r Response, now time
 	case outOutOfOrder:
 		// At the head the broker's state and ours disagree: desynchronised.
 		// Later in the queue it follows an earlier failure: retry in order.
+		// A hole this partition already knows of (a failed batch) explains
+		// it too: the bump that follows the drain handles both.
 		head := p.head() == b
 		b.rejected()
 		p.cautious = true
-		if head {
+		if head && !p.needBump {
 			p.needRead = true
 		}
 	case outUnknownPID:

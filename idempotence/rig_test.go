@@ -1,0 +1,132 @@
+package idempotence
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+)
+
+var (
+	tp0 = TopicPartition{Topic: "orders", Partition: 0}
+	tp1 = TopicPartition{Topic: "orders", Partition: 1}
+)
+
+// rig drives a Producer by hand for the rule tests.
+type rig struct {
+	t   *testing.T
+	pr  *Producer
+	now time.Time
+	ev  []Event // events collected since the last take
+}
+
+func newRig(t *testing.T, cfg Config) *rig {
+	t.Helper()
+	r := &rig{t: t, pr: New(cfg), now: time.Unix(5000, 0)}
+	r.pr.SetIdentity(1000, 3)
+	r.pr.LeaderChanged(tp0, 1, 7)
+	r.pr.LeaderChanged(tp1, 2, 9)
+	r.pr.Events()
+	return r
+}
+
+func (r *rig) collect() { r.ev = append(r.ev, r.pr.Events()...) }
+
+// take returns and forgets the events collected so far.
+func (r *rig) take() []Event {
+	r.collect()
+	ev := r.ev
+	r.ev = nil
+	return ev
+}
+
+func (r *rig) enqueue(tp TopicPartition, records int32, ids ...BatchID) {
+	for _, id := range ids {
+		r.pr.Enqueue(tp, id, records, time.Time{})
+	}
+	r.collect()
+}
+
+func (r *rig) send(tp TopicPartition) []Send {
+	s := r.pr.Sendable(tp, r.now)
+	r.collect()
+	return s
+}
+
+func (r *rig) answer(tp TopicPartition, id BatchID, code int16, class Class, base int64) {
+	r.pr.Response(tp, id, Response{Code: code, Class: class, BaseOffset: base, LogStartOffset: -1}, r.now)
+	r.collect()
+}
+
+func (r *rig) ok(tp TopicPartition, id BatchID, base int64) { r.answer(tp, id, CodeNone, Appended, base) }
+
+// later moves the clock past any backoff.
+func (r *rig) later() {
+	r.now = r.now.Add(time.Second)
+	r.pr.Tick(r.now)
+	r.collect()
+}
+
+// sendsAre checks the batches sent: ids, epochs and base sequences.
+func (r *rig) sendsAre(got []Send, want ...string) {
+	r.t.Helper()
+	var g []string
+	for _, s := range got {
+		g = append(g, fmt.Sprintf("%d@%d/%d", s.ID, s.Epoch, s.BaseSequence))
+	}
+	if fmt.Sprint(g) != fmt.Sprint(want) {
+		r.t.Fatalf("sent %v, want %v", g, want)
+	}
+}
+
+// find returns the events of type T.
+func find[T Event](ev []Event) []T {
+	var out []T
+	for _, e := range ev {
+		if x, ok := e.(T); ok {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func (r *rig) delivered(ev []Event, want ...string) {
+	r.t.Helper()
+	var g []string
+	for _, d := range find[Delivered](ev) {
+		g = append(g, fmt.Sprintf("%d@%d", d.ID, d.BaseOffset))
+	}
+	if fmt.Sprint(g) != fmt.Sprint(want) {
+		r.t.Fatalf("delivered %v, want %v (events %v)", g, want, ev)
+	}
+}
+
+func (r *rig) failed(ev []Event, id BatchID, is ...error) {
+	r.t.Helper()
+	for _, f := range find[Failed](ev) {
+		if f.ID != id {
+			continue
+		}
+		for _, target := range is {
+			if !errors.Is(f.Err, target) {
+				r.t.Fatalf("batch %d failed with %v, want errors.Is %v", id, f.Err, target)
+			}
+		}
+		return
+	}
+	r.t.Fatalf("batch %d did not fail (events %v)", id, ev)
+}
+
+func (r *rig) none(ev []Event, what string, n int) {
+	r.t.Helper()
+	if n != 0 {
+		r.t.Fatalf("unexpected %s in %v", what, ev)
+	}
+}
+
+func (r *rig) is(cond bool, format string, args ...any) {
+	r.t.Helper()
+	if !cond {
+		r.t.Fatalf(format, args...)
+	}
+}

@@ -1,0 +1,559 @@
+package idempotence
+
+import (
+	"errors"
+	"math"
+	"testing"
+	"time"
+)
+
+type ruleCase struct {
+	name string
+	cfg  Config
+	run  func(r *rig)
+}
+
+func runRules(t *testing.T, cases []ruleCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { c.run(newRig(t, c.cfg)) })
+	}
+}
+
+// Codes meaning "not appended": same id, epoch and sequence, rewound to the
+// first unacknowledged batch, resent one at a time once the leader is known.
+func TestRuleNotAppended(t *testing.T) {
+	type code struct {
+		code     int16
+		class    Class
+		metadata bool
+	}
+	codes := []code{
+		{CodeNotLeaderOrFollower, MaybeAppended, true}, // class ignored: decided by number
+		{CodeUnknownTopicOrPartition, NotAppended, true},
+		{CodeLeaderNotAvailable, NotAppended, true},
+		{CodeFencedLeaderEpoch, NotAppended, true},
+		{CodeUnknownLeaderEpoch, NotAppended, true},
+		{CodeNotEnoughReplicas, MaybeAppended, false},
+		{CodeKafkaStorageError, NotAppended, true},
+		{CodeTransport, NotAppended, true}, // never written
+		{999, NotAppended, false},
+	}
+	var cases []ruleCase
+	for _, c := range codes {
+		cases = append(cases, ruleCase{name: CodeName(c.code), run: func(r *rig) {
+			r.enqueue(tp0, 2, 1, 2, 3)
+			r.sendsAre(r.send(tp0), "1@3/0", "2@3/2", "3@3/4")
+			r.answer(tp0, 1, c.code, c.class, -1)
+			r.answer(tp0, 2, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.answer(tp0, 3, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			ev := r.take()
+			r.is(len(find[RefreshMetadata](ev)) == map[bool]int{true: 1, false: 0}[c.metadata], "refresh metadata: %v", ev)
+			r.none(ev, "tail read", len(find[ReadTail](ev)))
+			r.sendsAre(r.send(tp0)) // backing off
+			r.later()
+			if c.metadata {
+				r.sendsAre(r.send(tp0)) // leader unknown
+				r.take()
+				r.pr.LeaderChanged(tp0, 3, 8)
+				r.is(len(find[Wake](r.take())) == 1, "no wake after LeaderChanged")
+			}
+			s := r.send(tp0)
+			r.sendsAre(s, "1@3/0")
+			if c.metadata {
+				r.is(s[0].Broker == 3 && s[0].LeaderEpoch == 8, "sent to %+v", s[0])
+			}
+			r.sendsAre(r.send(tp0)) // one in flight after an error
+			r.ok(tp0, 1, 100)
+			r.sendsAre(r.send(tp0), "2@3/2")
+			r.ok(tp0, 2, 102)
+			r.sendsAre(r.send(tp0), "3@3/4")
+			r.ok(tp0, 3, 104)
+			r.enqueue(tp0, 1, 4, 5)
+			r.sendsAre(r.send(tp0), "4@3/6", "5@3/7") // pipelining again
+			ev = r.take()
+			r.delivered(ev, "1@100", "2@102", "3@104")
+			r.none(ev, "bump", len(find[EpochBumped](ev)))
+			r.none(ev, "failure", len(find[Failed](ev)))
+		}})
+	}
+	runRules(t, cases)
+}
+
+// Unknown outcome: retried with the same id, epoch and sequence; never
+// failed as not written, never renumbered.
+func TestRuleMaybeAppended(t *testing.T) {
+	var cases []ruleCase
+	for _, c := range []struct {
+		code  int16
+		class Class
+	}{
+		{CodeRequestTimedOut, NotAppended}, // class ignored: decided by number
+		{CodeNotEnoughReplicasAfterAppend, NotAppendedFatal},
+		{CodeTransport, MaybeAppended}, // connection lost after the write
+		{CodeNetworkException, MaybeAppended},
+		{998, MaybeAppended},
+	} {
+		cases = append(cases, ruleCase{name: CodeName(c.code), run: func(r *rig) {
+			r.enqueue(tp0, 1, 1, 2)
+			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
+			r.answer(tp0, 1, c.code, c.class, -1)
+			r.answer(tp0, 2, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			for range 3 {
+				r.later()
+				r.pr.LeaderChanged(tp0, 1, 7)
+				r.sendsAre(r.send(tp0), "1@3/0")
+				r.answer(tp0, 1, c.code, c.class, -1)
+			}
+			r.later()
+			r.pr.LeaderChanged(tp0, 1, 7)
+			r.sendsAre(r.send(tp0), "1@3/0")
+			r.ok(tp0, 1, 40)
+			r.sendsAre(r.send(tp0), "2@3/1")
+			r.ok(tp0, 2, 41)
+			ev := r.take()
+			r.delivered(ev, "1@40", "2@41")
+			r.none(ev, "failure", len(find[Failed](ev)))
+			r.none(ev, "bump", len(find[EpochBumped](ev)))
+			r.none(ev, "tail read", len(find[ReadTail](ev)))
+		}})
+	}
+	runRules(t, cases)
+}
+
+func TestRuleDesync(t *testing.T) {
+	runRules(t, []ruleCase{
+		{name: "out of order behind the head is retried in order", run: func(r *rig) {
+			r.enqueue(tp0, 1, 1, 2, 3)
+			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1", "3@3/2")
+			r.answer(tp0, 1, CodeNotEnoughReplicas, NotAppended, -1)
+			r.answer(tp0, 2, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.answer(tp0, 3, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.later()
+			r.sendsAre(r.send(tp0), "1@3/0")
+			r.ok(tp0, 1, 0)
+			r.sendsAre(r.send(tp0), "2@3/1")
+			ev := r.take()
+			r.none(ev, "tail read", len(find[ReadTail](ev)))
+			r.none(ev, "bump", len(find[EpochBumped](ev)))
+		}},
+		{name: "out of order at the head quarantines only its partition and resolves from the log", run: func(r *rig) {
+			r.enqueue(tp0, 1, 1, 2, 3)
+			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1", "3@3/2")
+			r.enqueue(tp1, 1, 7, 8)
+			r.sendsAre(r.send(tp1), "7@3/0", "8@3/1")
+			r.ok(tp0, 1, 10)
+			r.answer(tp0, 2, CodeRequestTimedOut, MaybeAppended, -1)
+			r.answer(tp0, 3, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.later()
+			r.sendsAre(r.send(tp0), "2@3/1")
+			// The leader restarted and lost its window: the retry of 2 is out of order.
+			r.answer(tp0, 2, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			ev := r.take()
+			rt := find[ReadTail](ev)
+			r.is(len(rt) == 1 && rt[0].TP == tp0 && rt[0].FromOffset == 11, "read tail: %v", ev)
+			r.sendsAre(r.send(tp0)) // quarantined
+			// The other partition keeps flowing under its epoch meanwhile.
+			r.ok(tp1, 7, 500)
+			r.enqueue(tp1, 1, 10)
+			r.sendsAre(r.send(tp1), "10@3/2")
+			r.pr.TailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 13, Batches: []TailBatch{
+				{BaseOffset: 11, ProducerID: 1000, Epoch: 3, BaseSequence: 1, Records: 1},
+				{BaseOffset: 12, ProducerID: 55, Epoch: 0, BaseSequence: 2, Records: 1},
+			}})
+			ev = r.take()
+			r.delivered(ev, "7@500", "2@11")
+			bumps := find[EpochBumped](ev)
+			r.is(len(bumps) == 1 && bumps[0] == EpochBumped{TP: tp0, ProducerID: 1000, Epoch: 4}, "bumps %v", bumps)
+			r.sendsAre(r.send(tp0), "3@4/0")
+			// tp1's in-flight batch kept its epoch; it adopts 4 at its next boundary.
+			r.ok(tp1, 8, 501)
+			r.ok(tp1, 10, 502)
+			r.enqueue(tp1, 1, 9)
+			r.sendsAre(r.send(tp1), "9@4/0")
+			r.is(len(find[EpochBumped](r.take())) == 1, "tp1 adoption not reported")
+		}},
+		{name: "unknown producer id resolves from the log start when nothing was acknowledged", run: func(r *rig) {
+			r.enqueue(tp0, 1, 1)
+			r.sendsAre(r.send(tp0), "1@3/0")
+			r.answer(tp0, 1, CodeUnknownProducerID, NotAppended, -1)
+			rt := find[ReadTail](r.take())
+			r.is(len(rt) == 1 && rt[0].FromOffset == -1, "read tail %v", rt)
+			r.pr.TailRead(tp0, Tail{HighWatermark: 0})
+			r.later()
+			r.sendsAre(r.send(tp0), "1@4/0")
+		}},
+		{name: "retention past the last acknowledged offset is no loss", run: func(r *rig) {
+			r.enqueue(tp0, 1, 1, 2)
+			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
+			r.ok(tp0, 1, 5)
+			r.pr.Response(tp0, 2, Response{Code: CodeUnknownProducerID, LogStartOffset: 100}, r.now)
+			rt := find[ReadTail](r.take())
+			r.is(len(rt) == 1 && rt[0].FromOffset == 6, "read tail %v", rt)
+			r.pr.TailRead(tp0, Tail{LogStartOffset: 100, HighWatermark: 120})
+			ev := r.take()
+			r.none(ev, "data loss", len(find[DataLoss](ev)))
+			r.later()
+			r.sendsAre(r.send(tp0), "2@4/0")
+		}},
+		{name: "stale epoch on a batch with an unknown outcome resolves from the log", run: func(r *rig) {
+			r.enqueue(tp0, 1, 1)
+			r.send(tp0)
+			r.answer(tp0, 1, CodeTransport, MaybeAppended, -1)
+			r.later()
+			r.pr.LeaderChanged(tp0, 1, 7)
+			r.sendsAre(r.send(tp0), "1@3/0")
+			r.answer(tp0, 1, CodeInvalidProducerEpoch, NotAppended, -1)
+			r.is(len(find[ReadTail](r.take())) == 1, "no tail read")
+			r.pr.TailRead(tp0, Tail{HighWatermark: 1, Batches: []TailBatch{{BaseOffset: 0, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 1}}})
+			r.delivered(r.take(), "1@0")
+			r.is(r.pr.Idle(), "not idle")
+		}},
+		{name: "stale epoch on a batch known not appended resends it under the current epoch", run: func(r *rig) {
+			r.enqueue(tp0, 1, 1, 2)
+			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
+			r.answer(tp0, 1, CodeInvalidProducerEpoch, NotAppended, -1)
+			r.sendsAre(r.send(tp0)) // draining
+			r.answer(tp0, 2, CodeInvalidProducerEpoch, NotAppended, -1)
+			ev := r.take()
+			r.none(ev, "tail read", len(find[ReadTail](ev)))
+			r.sendsAre(r.send(tp0), "1@4/0")
+			r.ok(tp0, 1, 0)
+			r.sendsAre(r.send(tp0), "2@4/1")
+		}},
+		{name: "epoch per producer id: other partitions' old-epoch batches come back stale without duplicates", run: func(r *rig) {
+			r.enqueue(tp0, 1, 1)
+			r.enqueue(tp1, 1, 7, 8)
+			r.sendsAre(r.send(tp0), "1@3/0")
+			r.sendsAre(r.send(tp1), "7@3/0", "8@3/1")
+			r.answer(tp1, 7, CodeRequestTimedOut, MaybeAppended, -1) // in fact appended at 0
+			r.answer(tp1, 8, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			// tp0 bumps to 4 and writes under it.
+			r.answer(tp0, 1, CodeUnknownProducerID, NotAppended, -1)
+			r.pr.TailRead(tp0, Tail{})
+			r.later()
+			r.sendsAre(r.send(tp0), "1@4/0")
+			r.ok(tp0, 1, 0)
+			r.take()
+			// The broker now rejects epoch 3 for this producer id everywhere.
+			r.pr.LeaderChanged(tp1, 2, 9)
+			r.sendsAre(r.send(tp1), "7@3/0")
+			r.answer(tp1, 7, CodeInvalidProducerEpoch, NotAppended, -1)
+			rt := find[ReadTail](r.take())
+			r.is(len(rt) == 1 && rt[0].TP == tp1, "read tail %v", rt)
+			r.pr.TailRead(tp1, Tail{HighWatermark: 1, Batches: []TailBatch{{BaseOffset: 0, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 1}}})
+			r.delivered(r.take(), "7@0")
+			r.sendsAre(r.send(tp1), "8@4/0") // adopts the current epoch, never used on tp1
+		}},
+	})
+}
+
+func TestRuleDataLoss(t *testing.T) {
+	lose := func(r *rig) []Event {
+		r.enqueue(tp0, 2, 1, 2, 3)
+		r.sendsAre(r.send(tp0), "1@3/0", "2@3/2", "3@3/4")
+		r.ok(tp0, 1, 0)
+		r.ok(tp0, 2, 2)
+		r.answer(tp0, 3, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+		rt := find[ReadTail](r.take())
+		r.is(len(rt) == 1 && rt[0].FromOffset == 4, "read tail %v", rt)
+		// An unclean leader election truncated the log to offset 2.
+		r.pr.TailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 2})
+		ev := r.take()
+		dl := find[DataLoss](ev)
+		r.is(len(dl) == 1 && dl[0] == DataLoss{TP: tp0, FromOffset: 2, ToOffset: 3, Records: 2}, "data loss %v", ev)
+		r.is(errors.Is(dl[0], ErrDataLoss) && dl[0].Error() != "", "DataLoss is not ErrDataLoss")
+		return ev
+	}
+	runRules(t, []ruleCase{
+		{name: "reported and the partition carries on", run: func(r *rig) {
+			lose(r)
+			r.later()
+			r.sendsAre(r.send(tp0), "3@4/0")
+		}},
+		{name: "StopOnDataLoss stops the partition only", cfg: Config{StopOnDataLoss: true}, run: func(r *rig) {
+			ev := lose(r)
+			r.failed(ev, 3, ErrPartitionStopped, ErrDataLoss, ErrNotWritten)
+			r.enqueue(tp0, 1, 4)
+			r.failed(r.take(), 4, ErrPartitionStopped)
+			r.sendsAre(r.send(tp0))
+			r.enqueue(tp1, 1, 9)
+			r.sendsAre(r.send(tp1), "9@3/0")
+		}},
+	})
+}
+
+func TestRuleOutcomes(t *testing.T) {
+	runRules(t, []ruleCase{
+		{name: "duplicate sequence number is success with unknown offset", run: func(r *rig) {
+			r.enqueue(tp0, 1, 1)
+			r.send(tp0)
+			r.answer(tp0, 1, CodeDuplicateSequenceNumber, NotAppendedFatal, -1)
+			r.delivered(r.take(), "1@-1")
+		}},
+		{name: "delivered in enqueue order", run: func(r *rig) {
+			r.enqueue(tp0, 1, 1, 2)
+			r.send(tp0)
+			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
+			r.ok(tp0, 2, 1)
+			r.delivered(r.take())
+			r.is(r.pr.Pending(tp0) == 2, "pending %d", r.pr.Pending(tp0))
+			r.later()
+			r.sendsAre(r.send(tp0), "1@3/0")
+			r.ok(tp0, 1, 0)
+			r.delivered(r.take(), "1@0", "2@1")
+			r.is(r.pr.Idle() && r.pr.Pending(tp0) == 0, "not idle")
+		}},
+		{name: "at most five in flight", run: func(r *rig) {
+			r.enqueue(tp0, 1, 1, 2, 3, 4, 5, 6, 7)
+			r.is(len(r.send(tp0)) == 5, "not five")
+			r.sendsAre(r.send(tp0))
+			r.ok(tp0, 1, 0)
+			r.sendsAre(r.send(tp0), "6@3/5")
+		}},
+		{name: "configured in-flight bound", cfg: Config{MaxInFlight: 2}, run: func(r *rig) {
+			r.enqueue(tp0, 1, 1, 2, 3)
+			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
+		}},
+		{name: "sequence numbers wrap at MaxInt32", run: func(r *rig) {
+			r.enqueue(tp0, 3, 1)
+			r.send(tp0)
+			r.ok(tp0, 1, 0)
+			r.pr.parts[tp0].nextSeq = math.MaxInt32 - 1
+			r.enqueue(tp0, 3, 2, 3)
+			r.sendsAre(r.send(tp0), "2@3/2147483646", "3@3/1")
+		}},
+		{name: "non-retriable code fails the batch, then the partition bumps", run: func(r *rig) {
+			r.enqueue(tp0, 1, 1, 2, 3)
+			r.send(tp0)
+			r.answer(tp0, 2, CodeTopicAuthorizationFailed, NotAppendedFatal, -1)
+			ev := r.take()
+			r.failed(ev, 2, ErrNotWritten)
+			var ce *CodeError
+			f := find[Failed](ev)[0]
+			r.is(errors.As(f.Err, &ce) && ce.Code == CodeTopicAuthorizationFailed && ce.Error() != "", "code error %v", f.Err)
+			r.answer(tp0, 3, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.sendsAre(r.send(tp0)) // draining
+			r.ok(tp0, 1, 0)
+			r.later()
+			r.sendsAre(r.send(tp0), "3@4/0")
+		}},
+		{name: "non-retriable code after an unknown outcome resolves from the log", run: func(r *rig) {
+			r.enqueue(tp0, 1, 1)
+			r.send(tp0)
+			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
+			r.later()
+			r.sendsAre(r.send(tp0), "1@3/0")
+			r.answer(tp0, 1, CodeCorruptMessage, NotAppendedFatal, -1)
+			r.is(len(find[ReadTail](r.take())) == 1, "no tail read")
+			r.pr.TailRead(tp0, Tail{HighWatermark: 0})
+			r.failed(r.take(), 1, ErrNotWritten)
+		}},
+		{name: "message too large: split in place, parts numbered under a new epoch", run: func(r *rig) {
+			r.enqueue(tp0, 4, 1)
+			r.enqueue(tp0, 1, 2)
+			r.sendsAre(r.send(tp0), "1@3/0", "2@3/4")
+			r.answer(tp0, 1, CodeMessageTooLarge, NotAppendedFatal, -1)
+			r.answer(tp0, 2, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			ns := find[NeedSplit](r.take())
+			r.is(len(ns) == 1 && ns[0].ID == 1, "need split %v", ns)
+			r.later()
+			r.sendsAre(r.send(tp0))
+			r.pr.Split(tp0, 1, []Part{{ID: 11, Records: 2}, {ID: 12, Records: 2}})
+			r.sendsAre(r.send(tp0), "11@4/0")
+			r.ok(tp0, 11, 0)
+			r.sendsAre(r.send(tp0), "12@4/2", "2@4/4")
+		}},
+		{name: "split into nothing fails the batch", run: func(r *rig) {
+			r.enqueue(tp0, 4, 1)
+			r.send(tp0)
+			r.answer(tp0, 1, CodeMessageTooLarge, NotAppended, -1)
+			r.pr.Split(tp0, 1, nil)
+			ev := r.take()
+			r.failed(ev, 1, ErrNotWritten)
+			var ce *CodeError
+			r.is(errors.As(find[Failed](ev)[0].Err, &ce) && ce.Code == CodeMessageTooLarge, "not a too-large error")
+		}},
+		{name: "message too large after an unknown outcome is resolved first", run: func(r *rig) {
+			r.enqueue(tp0, 4, 1)
+			r.send(tp0)
+			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
+			r.later()
+			r.send(tp0)
+			r.answer(tp0, 1, CodeMessageTooLarge, NotAppended, -1)
+			ev := r.take()
+			r.none(ev, "split", len(find[NeedSplit](ev)))
+			r.pr.TailRead(tp0, Tail{})
+			r.is(len(find[NeedSplit](r.take())) == 1, "no split after resolution")
+		}},
+		{name: "epoch exhaustion asks for a new producer id", run: func(r *rig) {
+			r.pr.SetIdentity(1000, math.MaxInt16)
+			r.enqueue(tp0, 1, 1)
+			r.enqueue(tp1, 1, 2)
+			r.sendsAre(r.send(tp0), "1@32767/0")
+			r.answer(tp0, 1, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.pr.TailRead(tp0, Tail{})
+			r.is(len(find[NeedProducerID](r.take())) == 1, "no NeedProducerID")
+			r.later()
+			r.sendsAre(r.send(tp0))
+			r.sendsAre(r.send(tp1), "2@32767/0") // others keep flowing
+			r.pr.SetIdentity(2000, 0)
+			s := r.send(tp0)
+			r.sendsAre(s, "1@0/0")
+			r.is(s[0].ProducerID == 2000, "producer id %d", s[0].ProducerID)
+			pid, epoch, ok := r.pr.Identity()
+			r.is(pid == 2000 && epoch == 0 && ok, "identity %d %d", pid, epoch)
+		}},
+	})
+}
+
+func TestRuleDeadlines(t *testing.T) {
+	deadline := func(r *rig) time.Time { return r.now.Add(3 * time.Second) }
+	runRules(t, []ruleCase{
+		{name: "a batch never written times out as not written", run: func(r *rig) {
+			r.pr.Enqueue(tp0, 1, 1, deadline(r))
+			next, ok := r.pr.NextWake()
+			r.is(ok && next.Equal(deadline(r)), "next wake %v", next)
+			r.now = r.now.Add(5 * time.Second)
+			r.pr.Tick(r.now)
+			r.failed(r.take(), 1, ErrDeliveryTimeout, ErrNotWritten)
+			_, ok = r.pr.NextWake()
+			r.is(!ok, "still a wake")
+		}},
+		{name: "an in-flight batch refused after its deadline fails as not written, then bumps", run: func(r *rig) {
+			r.pr.Enqueue(tp0, 1, 1, deadline(r))
+			r.enqueue(tp0, 1, 2)
+			r.send(tp0)
+			r.now = r.now.Add(5 * time.Second)
+			r.pr.Tick(r.now)
+			r.answer(tp0, 1, CodeNotEnoughReplicas, NotAppended, -1)
+			r.answer(tp0, 2, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.failed(r.take(), 1, ErrDeliveryTimeout, ErrNotWritten)
+			r.later()
+			r.sendsAre(r.send(tp0), "2@4/0")
+		}},
+		{name: "an unknown outcome is resolved from the log before it is reported: found", run: func(r *rig) {
+			r.pr.Enqueue(tp0, 1, 1, deadline(r))
+			r.send(tp0)
+			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
+			r.now = r.now.Add(5 * time.Second)
+			r.pr.Tick(r.now)
+			r.is(len(find[ReadTail](r.take())) == 1, "no tail read")
+			r.sendsAre(r.send(tp0))
+			r.pr.TailRead(tp0, Tail{HighWatermark: 1, Batches: []TailBatch{{BaseOffset: 0, ProducerID: 1000, Epoch: 3, Records: 1}}})
+			r.delivered(r.take(), "1@0")
+		}},
+		{name: "an unknown outcome is resolved from the log before it is reported: absent", run: func(r *rig) {
+			r.pr.Enqueue(tp0, 1, 1, deadline(r))
+			r.send(tp0)
+			r.now = r.now.Add(5 * time.Second)
+			r.answer(tp0, 1, CodeTransport, MaybeAppended, -1)
+			r.later() // the read waits for the backoff
+			r.is(len(find[ReadTail](r.take())) == 1, "no tail read")
+			r.pr.TailRead(tp0, Tail{HighWatermark: 7, Batches: []TailBatch{{BaseOffset: 3, ProducerID: 1000, Epoch: 3, Records: 2}}})
+			r.failed(r.take(), 1, ErrDeliveryTimeout, ErrNotWritten)
+		}},
+		{name: "an unreadable log reports the outcome unknown, never not written", run: func(r *rig) {
+			r.pr.Enqueue(tp0, 1, 1, deadline(r))
+			r.pr.Enqueue(tp0, 2, 1, r.now.Add(time.Hour))
+			r.send(tp0)
+			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
+			r.answer(tp0, 2, CodeRequestTimedOut, MaybeAppended, -1)
+			r.now = r.now.Add(5 * time.Second)
+			r.pr.Tick(r.now)
+			r.is(len(find[ReadTail](r.take())) == 1, "no tail read")
+			r.pr.TailRead(tp0, Tail{Err: errors.New("fetch: broker down")})
+			ev := r.take()
+			r.failed(ev, 1, ErrDeliveryTimeout, ErrOutcomeUnknown)
+			r.is(!errors.Is(find[Failed](ev)[0].Err, ErrNotWritten), "says not written")
+			r.none(ev, "second tail read before the backoff", len(find[ReadTail](ev)))
+			r.later()
+			r.is(len(find[ReadTail](r.take())) == 1, "tail read not asked again") // 2 is still unresolved
+			r.pr.TailRead(tp0, Tail{HighWatermark: 2, Batches: []TailBatch{{BaseOffset: 1, ProducerID: 1000, Epoch: 3, BaseSequence: 1, Records: 1}}})
+			r.delivered(r.take(), "2@1")
+		}},
+		{name: "a failed read with nothing uncertain left moves on", run: func(r *rig) {
+			r.enqueue(tp0, 1, 1)
+			r.send(tp0)
+			r.answer(tp0, 1, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.pr.TailRead(tp0, Tail{Err: errors.New("nope")})
+			r.later()
+			r.sendsAre(r.send(tp0), "1@4/0")
+		}},
+		{name: "a non-retriable code after an unknown outcome with an unreadable log", run: func(r *rig) {
+			r.pr.Enqueue(tp0, 1, 1, deadline(r))
+			r.send(tp0)
+			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
+			r.later()
+			r.send(tp0)
+			r.answer(tp0, 1, CodeInvalidRecord, NotAppendedFatal, -1)
+			r.now = r.now.Add(5 * time.Second)
+			r.pr.Tick(r.now)
+			r.pr.TailRead(tp0, Tail{Err: errors.New("nope")})
+			ev := r.take()
+			r.failed(ev, 1, ErrOutcomeUnknown)
+			var ce *CodeError
+			r.is(errors.As(find[Failed](ev)[0].Err, &ce) && ce.Code == CodeInvalidRecord, "code error")
+		}},
+	})
+}
+
+func TestInputsValidatedAndStaleIgnored(t *testing.T) {
+	r := newRig(t, Config{})
+	r.enqueue(tp0, 1, 1)
+	r.enqueue(tp0, 1, 1)
+	r.failed(r.take(), 1, ErrInvalidBatch, ErrNotWritten)
+	r.enqueue(tp0, 0, 2)
+	r.failed(r.take(), 2, ErrInvalidBatch)
+	other := TopicPartition{Topic: "x"}
+	r.is(r.pr.Sendable(other, r.now) == nil && r.pr.Pending(other) == 0, "unknown partition")
+	r.pr.Response(other, 1, Response{}, r.now)
+	r.pr.TailRead(other, Tail{})
+	r.pr.Split(other, 1, nil)
+	r.pr.Response(tp0, 1, Response{}, r.now) // not in flight
+	r.pr.Response(tp0, 77, Response{}, r.now)
+	r.pr.TailRead(tp0, Tail{}) // not asked
+	r.pr.Split(tp0, 1, nil)    // not awaiting a split
+	r.sendsAre(r.send(tp0), "1@3/0")
+	r.ok(tp0, 1, 0)
+	r.ok(tp0, 1, 0) // repeated
+	r.delivered(r.take(), "1@0")
+	r.is(r.pr.Idle(), "not idle")
+	for _, c := range []Class{MaybeAppended, NotAppended, NotAppendedFatal, Appended, 9} {
+		r.is(c.String() != "", "class name")
+	}
+	r.is(CodeName(45) == "OUT_OF_ORDER_SEQUENCE_NUMBER" && CodeName(4242) == "4242", "code names")
+	r.is(stAwaitSplit.String() == "await-split" && status(99).String() != "", "status names")
+}
+
+func TestNoIdentityHolds(t *testing.T) {
+	pr := New(Config{RetryBackoff: -1})
+	pr.LeaderChanged(tp0, 1, 0)
+	pr.Enqueue(tp0, 1, 1, time.Time{})
+	if s := pr.Sendable(tp0, time.Unix(1, 0)); s != nil {
+		t.Fatalf("sent without identity: %v", s)
+	}
+	pr.SetIdentity(5, 0)
+	if s := pr.Sendable(tp0, time.Unix(1, 0)); len(s) != 1 || s[0].ProducerID != 5 {
+		t.Fatalf("sends %v", s)
+	}
+	// No backoff configured: a retriable error resends at once.
+	pr.Response(tp0, 1, Response{Code: CodeNotEnoughReplicas}, time.Unix(1, 0))
+	if s := pr.Sendable(tp0, time.Unix(1, 0)); len(s) != 1 {
+		t.Fatalf("not resent at once: %v", s)
+	}
+}
+
+func TestSplitRejectsBadParts(t *testing.T) {
+	r := newRig(t, Config{})
+	r.enqueue(tp0, 4, 1, 2)
+	r.send(tp0)
+	r.answer(tp0, 1, CodeMessageTooLarge, NotAppended, -1)
+	r.answer(tp0, 2, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+	r.pr.Split(tp0, 1, []Part{{ID: 2, Records: 1}, {ID: 3, Records: 0}, {ID: 4, Records: 4}})
+	ev := r.take()
+	r.failed(ev, 3, ErrInvalidBatch)
+	r.is(len(find[Failed](ev)) == 2, "failures %v", ev)
+	r.later()
+	r.sendsAre(r.send(tp0), "4@4/0")
+}
