@@ -120,12 +120,22 @@ func (c *Conn) VersionFor(key int16) (int16, error) {
 // Acks 0 returns (nil, nil) once written. If ctx ends after the request was
 // written the response is discarded and ctx's error returned.
 func (c *Conn) Request(ctx context.Context, req kmsg.Request) (kmsg.Response, error) {
+	v, err := c.VersionFor(req.Key())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotWritten, err)
+	}
+	req.SetVersion(v)
+	return c.requestAt(ctx, req)
+}
+
+// requestAt is Request at the version already set on req.
+func (c *Conn) requestAt(ctx context.Context, req kmsg.Request) (kmsg.Response, error) {
 	type result struct {
 		resp kmsg.Response
 		err  error
 	}
 	ch := make(chan result, 1)
-	if err := c.Send(ctx, req, func(r kmsg.Response, err error) { ch <- result{r, err} }); err != nil {
+	if err := c.send(ctx, req, nil, func(r kmsg.Response, err error) { ch <- result{r, err} }); err != nil {
 		return nil, err
 	}
 	select {

@@ -269,7 +269,7 @@ func TestMalformedReplies(t *testing.T) {
 	t.Run("truncated body", func(t *testing.T) {
 		runMalformed(t, func(corr int32) []byte {
 			b := binary.BigEndian.AppendUint32(nil, uint32(corr))
-			b = append(b, 0) // empty header tags (Metadata v13 is flexible)
+			b = append(b, 0)       // empty header tags (Metadata v13 is flexible)
 			b = append(b, 0, 0, 0) // throttle millis cut short
 			return rawFrame(b)
 		}, ErrMalformedResponse, false)

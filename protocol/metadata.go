@@ -1,0 +1,445 @@
+package protocol
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"golang.org/x/sync/singleflight"
+)
+
+// Metadata defaults.
+const (
+	DefaultMetadataRefreshInterval = 5 * time.Minute
+	DefaultMetadataRefreshTimeout  = 10 * time.Second
+)
+
+// MetadataConfig configures a Metadata view.
+type MetadataConfig struct {
+	// Conn configures the view's own connection (used when Dial is nil).
+	Conn ConnConfig
+	// Dial, when set, replaces Dial(ctx, addr, Conn).
+	Dial func(ctx context.Context, addr string) (*Conn, error)
+	// RefreshInterval is how often all known topics are refreshed in the
+	// background (default 5 minutes; negative disables).
+	RefreshInterval time.Duration
+	// RefreshTimeout bounds one refresh (default 10s).
+	RefreshTimeout time.Duration
+	// Logger receives refresh failures; nil discards them.
+	Logger *slog.Logger
+}
+
+// Metadata is a concurrency-safe view of the cluster: brokers by id and,
+// for each topic asked about, the leader and leader epoch per partition.
+// Refreshes are single-flight: concurrent callers share one Metadata
+// request. A refresh never moves a partition back to an older leader epoch.
+type Metadata struct {
+	cfg       MetadataConfig
+	bootstrap []string
+	log       *slog.Logger
+	sf        singleflight.Group
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu          sync.RWMutex
+	brokers     map[int32]string
+	topics      map[string]*topicMeta
+	wanted      map[string]struct{}
+	lastRefresh time.Time
+	refreshes   int
+
+	connMu sync.Mutex
+	conn   *Conn
+	next   int
+}
+
+type topicMeta struct {
+	err   int16
+	id    [16]byte
+	parts []partMeta // index = partition id
+}
+
+type partMeta struct {
+	present bool
+	leader  int32
+	epoch   int32
+	err     int16
+}
+
+// NewMetadata returns a view that bootstraps from the given "host:port"
+// addresses. It does no I/O until Refresh; the background refresh starts
+// now and stops on Close.
+func NewMetadata(bootstrap []string, cfg MetadataConfig) *Metadata {
+	if cfg.RefreshInterval == 0 {
+		cfg.RefreshInterval = DefaultMetadataRefreshInterval
+	}
+	if cfg.RefreshTimeout <= 0 {
+		cfg.RefreshTimeout = DefaultMetadataRefreshTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Conn.Logger == nil {
+		cfg.Conn.Logger = cfg.Logger
+	}
+	if cfg.Dial == nil {
+		cc := cfg.Conn
+		cfg.Dial = func(ctx context.Context, addr string) (*Conn, error) { return Dial(ctx, addr, cc) }
+	}
+	m := &Metadata{
+		cfg:       cfg,
+		bootstrap: slices.Clone(bootstrap),
+		log:       cfg.Logger,
+		brokers:   map[int32]string{},
+		topics:    map[string]*topicMeta{},
+		wanted:    map[string]struct{}{},
+	}
+	m.ctx, m.cancel = context.WithCancel(context.Background())
+	if cfg.RefreshInterval > 0 {
+		m.wg.Add(1)
+		go m.refreshLoop()
+	}
+	return m
+}
+
+func (m *Metadata) refreshLoop() {
+	defer m.wg.Done()
+	t := time.NewTicker(m.cfg.RefreshInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.ctx.Done():
+			return
+		case <-t.C:
+			if err := m.Refresh(m.ctx); err != nil && m.ctx.Err() == nil {
+				m.log.Warn("periodic metadata refresh failed", "err", err)
+			}
+		}
+	}
+}
+
+// Close stops the background refresh and closes the view's connection.
+func (m *Metadata) Close() error {
+	m.cancel()
+	m.wg.Wait()
+	m.connMu.Lock()
+	c := m.conn
+	m.conn = nil
+	m.connMu.Unlock()
+	if c != nil {
+		_ = c.Close()
+	}
+	return nil
+}
+
+type refreshResult struct {
+	asked map[string]struct{}
+}
+
+// Refresh fetches metadata for the given topics plus every topic asked about
+// before. Concurrent calls share one request; a call whose topics were not
+// part of the request in flight waits for it and then issues one more. It
+// returns the request's error, or, for the topics named in this call, a
+// joined error of their topic-level errors (*UnknownTopicError for unknown
+// ones).
+func (m *Metadata) Refresh(ctx context.Context, topics ...string) error {
+	m.mu.Lock()
+	for _, t := range topics {
+		m.wanted[t] = struct{}{}
+	}
+	m.mu.Unlock()
+	for attempt := 0; attempt < 2; attempt++ {
+		ch := m.sf.DoChan("refresh", func() (any, error) { return m.refresh() })
+		var res singleflight.Result
+		select {
+		case res = <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("protocol: metadata refresh: %w", ctx.Err())
+		}
+		if res.Err != nil {
+			return res.Err
+		}
+		asked := res.Val.(refreshResult).asked
+		if !containsAll(asked, topics) {
+			continue
+		}
+		return m.topicErrors(topics)
+	}
+	return m.topicErrors(topics)
+}
+
+func containsAll(set map[string]struct{}, keys []string) bool {
+	for _, k := range keys {
+		if _, ok := set[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func (m *Metadata) topicErrors(topics []string) error {
+	var errs []error
+	for _, t := range topics {
+		if _, err := m.Partitions(t); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (m *Metadata) refresh() (refreshResult, error) {
+	ctx, cancel := context.WithTimeout(m.ctx, m.cfg.RefreshTimeout)
+	defer cancel()
+	m.mu.RLock()
+	asked := make(map[string]struct{}, len(m.wanted))
+	req := kmsg.NewPtrMetadataRequest()
+	req.Topics = make([]kmsg.MetadataRequestTopic, 0, len(m.wanted))
+	for t := range m.wanted {
+		asked[t] = struct{}{}
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(t)
+		req.Topics = append(req.Topics, rt)
+	}
+	m.mu.RUnlock()
+	req.AllowAutoTopicCreation = false
+
+	var errs []error
+	for try := 0; try < 3; try++ {
+		c, err := m.getConn(ctx)
+		if err != nil {
+			return refreshResult{}, err
+		}
+		resp, err := c.Request(ctx, req)
+		if err != nil {
+			errs = append(errs, err)
+			m.dropConn(c)
+			if ctx.Err() != nil {
+				break
+			}
+			continue
+		}
+		if err := m.apply(resp.(*kmsg.MetadataResponse)); err != nil {
+			errs = append(errs, err)
+			m.dropConn(c)
+			continue
+		}
+		return refreshResult{asked: asked}, nil
+	}
+	return refreshResult{}, fmt.Errorf("protocol: metadata refresh: %w", errors.Join(errs...))
+}
+
+// getConn returns the view's live connection, dialing known brokers and
+// then the bootstrap list in turn.
+func (m *Metadata) getConn(ctx context.Context) (*Conn, error) {
+	m.connMu.Lock()
+	defer m.connMu.Unlock()
+	if m.conn != nil {
+		select {
+		case <-m.conn.Done():
+			m.conn = nil
+		default:
+			return m.conn, nil
+		}
+	}
+	m.mu.RLock()
+	addrs := make([]string, 0, len(m.brokers)+len(m.bootstrap))
+	for _, a := range m.brokers {
+		addrs = append(addrs, a)
+	}
+	m.mu.RUnlock()
+	slices.Sort(addrs)
+	addrs = append(addrs, m.bootstrap...)
+	addrs = slices.Compact(addrs)
+	if len(addrs) == 0 {
+		return nil, fmt.Errorf("%w: empty bootstrap list", ErrNoBroker)
+	}
+	var errs []error
+	for i := range addrs {
+		addr := addrs[(m.next+i)%len(addrs)]
+		c, err := m.cfg.Dial(ctx, addr)
+		if err != nil {
+			errs = append(errs, err)
+			if ctx.Err() != nil {
+				break
+			}
+			continue
+		}
+		m.next = (m.next + i + 1) % len(addrs)
+		m.conn = c
+		return c, nil
+	}
+	return nil, fmt.Errorf("%w: %w", ErrNoBroker, errors.Join(errs...))
+}
+
+func (m *Metadata) dropConn(c *Conn) {
+	m.connMu.Lock()
+	if m.conn == c {
+		m.conn = nil
+	}
+	m.connMu.Unlock()
+	_ = c.Close()
+}
+
+func (m *Metadata) apply(resp *kmsg.MetadataResponse) error {
+	if err := ErrorForCode(resp.ErrorCode); err != nil {
+		return err
+	}
+	brokers := make(map[int32]string, len(resp.Brokers))
+	for _, b := range resp.Brokers {
+		if b.Port < 0 || b.Port > 65535 {
+			return fmt.Errorf("%w: broker %d has port %d", ErrMalformedResponse, b.NodeID, b.Port)
+		}
+		brokers[b.NodeID] = net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port)))
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.brokers = brokers
+	for _, t := range resp.Topics {
+		if t.Topic == nil {
+			continue
+		}
+		name := *t.Topic
+		tm := &topicMeta{err: t.ErrorCode, id: t.TopicID}
+		old := m.topics[name]
+		for _, p := range t.Partitions {
+			if p.Partition < 0 || p.Partition >= 1<<20 {
+				return fmt.Errorf("%w: topic %s has partition %d", ErrMalformedResponse, name, p.Partition)
+			}
+			if int(p.Partition) >= len(tm.parts) {
+				tm.parts = append(tm.parts, make([]partMeta, int(p.Partition)+1-len(tm.parts))...)
+			}
+			pm := partMeta{present: true, leader: p.Leader, epoch: p.LeaderEpoch, err: p.ErrorCode}
+			if old != nil && int(p.Partition) < len(old.parts) {
+				if prev := old.parts[p.Partition]; prev.present && prev.epoch > pm.epoch && pm.epoch >= 0 {
+					pm = prev // a lagging broker answered; keep the newer leader
+				}
+			}
+			tm.parts[p.Partition] = pm
+		}
+		m.topics[name] = tm
+	}
+	m.lastRefresh = time.Now()
+	m.refreshes++
+	return nil
+}
+
+// Leader returns the leader broker id and leader epoch of a partition as of
+// the last refresh. An unknown topic or partition gives *UnknownTopicError;
+// a partition without a leader gives a *KafkaError (LEADER_NOT_AVAILABLE or
+// the broker's partition code) naming it.
+func (m *Metadata) Leader(topic string, partition int32) (brokerID int32, leaderEpoch int32, err error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	tm, err := m.topicLocked(topic)
+	if err != nil {
+		return -1, -1, err
+	}
+	if partition < 0 || int(partition) >= len(tm.parts) || !tm.parts[partition].present {
+		return -1, -1, &UnknownTopicError{Topic: topic, Partition: partition}
+	}
+	pm := tm.parts[partition]
+	if pm.leader < 0 {
+		code := pm.err
+		if code == 0 {
+			code = int16(LeaderNotAvailable)
+		}
+		return -1, pm.epoch, PartitionError(code, topic, partition, "")
+	}
+	return pm.leader, pm.epoch, nil
+}
+
+func (m *Metadata) topicLocked(topic string) (*topicMeta, error) {
+	tm, ok := m.topics[topic]
+	if !ok || tm.err == int16(UnknownTopicOrPartition) {
+		return nil, &UnknownTopicError{Topic: topic, Partition: -1}
+	}
+	if tm.err != 0 {
+		return nil, PartitionError(tm.err, topic, -1, "")
+	}
+	return tm, nil
+}
+
+// Partitions returns a topic's partition count. A topic the cluster does not
+// know (or that was never refreshed) gives *UnknownTopicError naming it.
+func (m *Metadata) Partitions(topic string) (int32, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	tm, err := m.topicLocked(topic)
+	if err != nil {
+		return 0, err
+	}
+	return int32(len(tm.parts)), nil
+}
+
+// TopicID returns the topic's id (Metadata v10+); ok is false if unknown.
+func (m *Metadata) TopicID(topic string) (id [16]byte, ok bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	tm, found := m.topics[topic]
+	if !found || tm.err != 0 {
+		return id, false
+	}
+	return tm.id, tm.id != [16]byte{}
+}
+
+// Broker returns a broker's "host:port" address.
+func (m *Metadata) Broker(id int32) (addr string, ok bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	addr, ok = m.brokers[id]
+	return addr, ok
+}
+
+// BrokerIDs returns the known broker ids in ascending order.
+func (m *Metadata) BrokerIDs() []int32 {
+	m.mu.RLock()
+	ids := make([]int32, 0, len(m.brokers))
+	for id := range m.brokers {
+		ids = append(ids, id)
+	}
+	m.mu.RUnlock()
+	slices.Sort(ids)
+	return ids
+}
+
+// LastRefresh returns when the last successful refresh was applied and how
+// many have been applied so far.
+func (m *Metadata) LastRefresh() (at time.Time, count int) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.lastRefresh, m.refreshes
+}
+
+// ApplyLeaderHint records a new leader reported outside a metadata refresh
+// (KIP-951: produce and fetch responses name the new leader and its
+// endpoint). It is ignored when the hint's epoch is older than the known one
+// or the partition is unknown. addr ("host:port"), if not empty, updates the
+// leader's address.
+func (m *Metadata) ApplyLeaderHint(topic string, partition, leader, leaderEpoch int32, addr string) {
+	if leader < 0 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	tm, ok := m.topics[topic]
+	if !ok || partition < 0 || int(partition) >= len(tm.parts) || !tm.parts[partition].present {
+		return
+	}
+	pm := &tm.parts[partition]
+	if leaderEpoch < pm.epoch {
+		return
+	}
+	pm.leader, pm.epoch, pm.err = leader, leaderEpoch, 0
+	if addr != "" {
+		m.brokers[leader] = addr
+	}
+}

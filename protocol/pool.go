@@ -1,0 +1,241 @@
+package protocol
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// Pool defaults.
+const (
+	DefaultBackoffMin = 100 * time.Millisecond
+	DefaultBackoffMax = 5 * time.Second
+)
+
+// BrokerResolver maps broker ids to addresses; *Metadata implements it.
+type BrokerResolver interface {
+	Broker(id int32) (addr string, ok bool)
+	BrokerIDs() []int32
+}
+
+// PoolConfig configures a Pool.
+type PoolConfig struct {
+	// Conn configures each connection (used when Dial is nil).
+	Conn ConnConfig
+	// Dial, when set, replaces Dial(ctx, addr, Conn).
+	Dial func(ctx context.Context, addr string) (*Conn, error)
+	// BackoffMin and BackoffMax bound the wait before redialing a broker
+	// after failed dials: it doubles per consecutive failure, with jitter.
+	BackoffMin, BackoffMax time.Duration
+	// Logger receives dial events; nil discards them.
+	Logger *slog.Logger
+}
+
+// Pool keeps one connection per broker id and redials a dead one on demand,
+// backing off after failures. Safe for concurrent use.
+type Pool struct {
+	cfg     PoolConfig
+	brokers BrokerResolver
+	log     *slog.Logger
+
+	mu     sync.Mutex
+	closed bool
+	slots  map[int32]*slot
+	done   chan struct{}
+	ctx    context.Context // cancelled by Close, aborting dials
+	cancel context.CancelFunc
+}
+
+type slot struct {
+	lock     chan struct{} // held while dialing
+	conn     *Conn         // guarded by lock
+	failures int
+	nextTry  time.Time
+}
+
+// NewPool returns a pool resolving broker ids through brokers.
+func NewPool(brokers BrokerResolver, cfg PoolConfig) *Pool {
+	if cfg.BackoffMin <= 0 {
+		cfg.BackoffMin = DefaultBackoffMin
+	}
+	if cfg.BackoffMax < cfg.BackoffMin {
+		cfg.BackoffMax = max(DefaultBackoffMax, cfg.BackoffMin)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Conn.Logger == nil {
+		cfg.Conn.Logger = cfg.Logger
+	}
+	if cfg.Dial == nil {
+		cc := cfg.Conn
+		cfg.Dial = func(ctx context.Context, addr string) (*Conn, error) { return Dial(ctx, addr, cc) }
+	}
+	p := &Pool{cfg: cfg, brokers: brokers, log: cfg.Logger, slots: map[int32]*slot{}, done: make(chan struct{})}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	return p
+}
+
+func alive(c *Conn) bool {
+	if c == nil {
+		return false
+	}
+	select {
+	case <-c.Done():
+		return false
+	default:
+		return true
+	}
+}
+
+// Conn returns the live connection to brokerID, dialing it if needed. After
+// failed dials it waits out the backoff (bounded by ctx) before dialing
+// again. An unknown broker id gives an error matching ErrNoBroker.
+func (p *Pool) Conn(ctx context.Context, brokerID int32) (*Conn, error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, ErrClosed
+	}
+	s := p.slots[brokerID]
+	if s == nil {
+		s = &slot{lock: make(chan struct{}, 1)}
+		p.slots[brokerID] = s
+	}
+	p.mu.Unlock()
+
+	select {
+	case s.lock <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-p.done:
+		return nil, ErrClosed
+	}
+	defer func() { <-s.lock }()
+	if alive(s.conn) {
+		return s.conn, nil
+	}
+	if wait := time.Until(s.nextTry); wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("protocol: waiting to redial broker %d: %w", brokerID, ctx.Err())
+		case <-p.done:
+			t.Stop()
+			return nil, ErrClosed
+		}
+	}
+	addr, ok := p.brokers.Broker(brokerID)
+	if !ok {
+		return nil, fmt.Errorf("%w: broker id %d is not in the metadata", ErrNoBroker, brokerID)
+	}
+	dctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(p.ctx, cancel)
+	c, err := p.cfg.Dial(dctx, addr)
+	stop()
+	cancel()
+	if err != nil {
+		s.failures++
+		s.nextTry = time.Now().Add(p.backoff(s.failures))
+		p.log.Warn("kafka dial failed", "broker", brokerID, "addr", addr, "failures", s.failures, "err", err)
+		return nil, err
+	}
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
+	if closed {
+		_ = c.Close()
+		return nil, ErrClosed
+	}
+	s.failures, s.nextTry, s.conn = 0, time.Time{}, c
+	return c, nil
+}
+
+func (p *Pool) backoff(failures int) time.Duration {
+	d := p.cfg.BackoffMin
+	for i := 1; i < failures && d < p.cfg.BackoffMax; i++ {
+		d *= 2
+	}
+	d = min(d, p.cfg.BackoffMax)
+	// Jitter in [d/2, d].
+	return d/2 + rand.N(d/2+1)
+}
+
+// Any returns a live connection to any broker: an existing one if there
+// is one, otherwise the first broker (in metadata order) that dials.
+func (p *Pool) Any(ctx context.Context) (*Conn, error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, ErrClosed
+	}
+	p.mu.Unlock()
+	ids := p.brokers.BrokerIDs()
+	for _, id := range ids {
+		if c := p.existing(id); c != nil {
+			return c, nil
+		}
+	}
+	var errs []error
+	for _, id := range ids {
+		c, err := p.Conn(ctx, id)
+		if err == nil {
+			return c, nil
+		}
+		errs = append(errs, err)
+		if ctx.Err() != nil || errors.Is(err, ErrClosed) {
+			break
+		}
+	}
+	return nil, fmt.Errorf("%w: %w", ErrNoBroker, errors.Join(errs...))
+}
+
+func (p *Pool) existing(id int32) *Conn {
+	p.mu.Lock()
+	s := p.slots[id]
+	p.mu.Unlock()
+	if s == nil {
+		return nil
+	}
+	select {
+	case s.lock <- struct{}{}:
+	default:
+		return nil // being dialed
+	}
+	defer func() { <-s.lock }()
+	if alive(s.conn) {
+		return s.conn
+	}
+	return nil
+}
+
+// Close closes every connection, failing requests in flight on them, and
+// makes later calls return ErrClosed.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	close(p.done)
+	p.cancel()
+	slots := p.slots
+	p.mu.Unlock()
+	for _, s := range slots {
+		s.lock <- struct{}{} // wait for a dial in progress to finish
+		c := s.conn
+		s.conn = nil
+		<-s.lock
+		if c != nil {
+			_ = c.Close()
+		}
+	}
+	return nil
+}
