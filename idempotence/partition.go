@@ -35,6 +35,9 @@ type partition struct {
 	stopped  error     // non-nil: every batch fails with it
 	retryAt  time.Time // hold until then
 
+	ackedPID    int64 // a producer id with an acknowledged batch here
+	hasAckedPID bool
+
 	lastAckedSeq int32
 	hasAckedSeq  bool
 	lastAckedEnd int64 // last offset of the delivered prefix, -1 unknown
@@ -120,6 +123,9 @@ func (p *partition) acked(b *batch, base int64) {
 	b.st, b.unknown, b.offset = stAcked, false, base
 	if b.numbered {
 		p.lastAckedSeq, p.hasAckedSeq = addSeq(b.seq, b.records-1), true
+		if b.pid == p.pid {
+			p.ackedPID, p.hasAckedPID = b.pid, true
+		}
 	}
 	if base >= 0 {
 		end := base + int64(b.records) - 1

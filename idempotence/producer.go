@@ -273,6 +273,12 @@ func (pr *Producer) moveEpoch(p *partition) bool {
 	}
 	first := !p.hasID
 	p.hasID, p.pid, p.epoch, p.nextSeq = true, pr.pid, pr.epoch, 0
+	if !p.hasAckedPID || p.ackedPID != p.pid {
+		// The broker may hold no state for this producer id here and then
+		// accepts any first sequence: a later batch could land before an
+		// earlier refused one. One in flight until the first success.
+		p.cautious = true
+	}
 	if !first {
 		pr.emit(EpochBumped{TP: p.tp, ProducerID: p.pid, Epoch: p.epoch})
 	}

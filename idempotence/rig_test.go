@@ -26,6 +26,11 @@ func newRig(t *testing.T, cfg Config) *rig {
 	r.pr.SetIdentity(1000, 3)
 	r.pr.LeaderChanged(tp0, 1, 7)
 	r.pr.LeaderChanged(tp1, 2, 9)
+	// As if producer id 1000 had already written to both partitions, so
+	// that their first batches may be pipelined.
+	for _, p := range r.pr.order {
+		p.ackedPID, p.hasAckedPID = 1000, true
+	}
 	r.pr.Events()
 	return r
 }
@@ -58,7 +63,9 @@ func (r *rig) answer(tp TopicPartition, id BatchID, code int16, class Class, bas
 	r.collect()
 }
 
-func (r *rig) ok(tp TopicPartition, id BatchID, base int64) { r.answer(tp, id, CodeNone, Appended, base) }
+func (r *rig) ok(tp TopicPartition, id BatchID, base int64) {
+	r.answer(tp, id, CodeNone, Appended, base)
+}
 
 // later moves the clock past any backoff.
 func (r *rig) later() {

@@ -407,6 +407,23 @@ func TestRuleOutcomes(t *testing.T) {
 	})
 }
 
+func TestRuleNewProducerIDGoesAlone(t *testing.T) {
+	pr := New(Config{})
+	now := time.Unix(1, 0)
+	pr.SetIdentity(1, 0)
+	pr.LeaderChanged(tp0, 1, 0)
+	for id := BatchID(1); id <= 3; id++ {
+		pr.Enqueue(tp0, id, 1, time.Time{})
+	}
+	if s := pr.Sendable(tp0, now); len(s) != 1 {
+		t.Fatalf("first batch under an unknown producer id not alone: %v", s)
+	}
+	pr.Response(tp0, 1, Response{Code: CodeNone, BaseOffset: 0}, now)
+	if s := pr.Sendable(tp0, now); len(s) != 2 {
+		t.Fatalf("not pipelined after the first success: %v", s)
+	}
+}
+
 func TestRuleDeadlines(t *testing.T) {
 	deadline := func(r *rig) time.Time { return r.now.Add(3 * time.Second) }
 	runRules(t, []ruleCase{
