@@ -2,4 +2,28 @@
 // back: dialing, framing, ApiVersions negotiation, pipelined correlation,
 // metadata, the connection pool and the Kafka error-code table. It holds no
 // producer logic.
+//
+// # Connections
+//
+// Dial connects (optionally over TLS), runs ApiVersions and an optional
+// Authenticate hook (the SASL seam). Each request is sent at
+// min(our max, broker max); an API the broker cannot take fails with a
+// *VersionError matching ErrUnsupportedVersion. Conn.Send pipelines up to
+// ConnConfig.MaxInFlight requests; responses are matched strictly in send
+// order. Any protocol violation closes the connection: requests that were
+// written fail with errors matching ErrConnLostAfterWrite (outcome unknown),
+// requests that were not fail with ErrNotWritten.
+//
+// # Errors
+//
+// Every Kafka error code has an ErrorCode constant, an Err* sentinel and an
+// entry in CodeInfo (name, retriable, Outcome). ErrorForCode and
+// PartitionError return *KafkaError values that match the sentinels under
+// errors.Is. ProduceOutcome refines the outcome for acks=all produce answers.
+//
+// # Metadata and pool
+//
+// Metadata is a single-flight, periodically refreshed view of leaders (with
+// leader epochs) and brokers; Pool keeps one connection per broker id and
+// redials with backoff. FetchPartition and ListOffsets serve log-tail reads.
 package protocol
