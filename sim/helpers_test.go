@@ -257,3 +257,15 @@ func isTimeout(err error) bool {
 var _ = io.EOF
 
 func crc32Castagnoli(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+type metadataResp = kmsg.MetadataResponse
+
+func metadataAll() *kmsg.MetadataRequest {
+	req := kmsg.NewPtrMetadataRequest()
+	req.SetVersion(12)
+	return req
+}
+
+func respPartition(r kmsg.Response) kmsg.ProduceResponseTopicPartition {
+	return r.(*kmsg.ProduceResponse).Topics[0].Partitions[0]
+}
