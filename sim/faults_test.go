@@ -30,7 +30,9 @@ func waitState(t *testing.T, c *Cluster, what string, cond func() bool) {
 }
 
 func inISR(c *Cluster, topic string, p, id int32) func() bool {
-	return func() bool { return slices.Contains(c.topics[topic].parts[p].isr, id) && c.topics[topic].parts[p].logs[id].leo == c.topics[topic].parts[p].logs[c.topics[topic].parts[p].leader].leo }
+	return func() bool {
+		return slices.Contains(c.topics[topic].parts[p].isr, id) && c.topics[topic].parts[p].logs[id].leo == c.topics[topic].parts[p].logs[c.topics[topic].parts[p].leader].leo
+	}
 }
 
 func TestDropResponseAfterAppendRetryIsDeduplicated(t *testing.T) {
