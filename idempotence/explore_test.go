@@ -181,6 +181,7 @@ func TestRandomWalk(t *testing.T) {
 			w = newWorldDeadlines(w, rng)
 		}
 		w.tailErrs = rng.IntN(3)
+		truncations := rng.IntN(3) == 0
 		faults := rng.IntN(14)
 		for steps := 0; steps < 2000; steps++ {
 			busy := w.busy()
@@ -196,6 +197,9 @@ func TestRandomWalk(t *testing.T) {
 			f := fOK
 			if faults > 0 && rng.IntN(3) == 0 {
 				f = fault(1 + rng.IntN(int(numFaults)-1))
+				if truncations && rng.IntN(6) == 0 {
+					f = fTruncate
+				}
 				faults--
 			}
 			w.step(busy[rng.IntN(len(busy))], f)
@@ -204,7 +208,7 @@ func TestRandomWalk(t *testing.T) {
 			t.Fatalf("seed %d: walk did not finish", seed)
 		}
 		for _, line := range w.trace {
-			for _, k := range []string{"read tail", "bumped", "new producer id", "failed", "delivered", "send", "deadline", "unknown-processed", "restart", "code 45", "code 47"} {
+			for _, k := range []string{"read tail", "bumped", "new producer id", "failed", "delivered", "send", "deadline", "unknown-processed", "restart", "code 45", "code 47", "truncated", "data loss"} {
 				if strings.Contains(line, k) {
 					stats[k]++
 				}

@@ -108,6 +108,31 @@ func (m *modelBroker) restart(tp TopicPartition) {
 	}
 }
 
+// truncate models an unclean leader election: the last batch of the log is
+// gone and producer state is rebuilt from what remains.
+func (m *modelBroker) truncate(tp TopicPartition) (BatchID, bool) {
+	p := m.part(tp)
+	if len(p.log) == 0 {
+		return 0, false
+	}
+	last := p.log[len(p.log)-1]
+	p.log = p.log[:len(p.log)-1]
+	p.end = last.base
+	p.pids = map[int64]*modelPID{}
+	for _, b := range p.log {
+		st := p.pids[b.pid]
+		if st == nil || b.epoch > st.epoch {
+			st = &modelPID{epoch: b.epoch}
+			p.pids[b.pid] = st
+		}
+		st.window = append(st.window, b)
+		if len(st.window) > 5 {
+			st.window = st.window[1:]
+		}
+	}
+	return last.id, true
+}
+
 // tail returns the batch headers from offset from (-1: log start).
 func (m *modelBroker) tail(tp TopicPartition, from int64) Tail {
 	p := m.part(tp)

@@ -1,16 +1,22 @@
 package idempotence
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
-// historySize is how many acknowledged batches a partition remembers to count
-// lost records.
+// historySize is how many acknowledged batches a partition remembers, to
+// check after a log read that they are still there.
 const historySize = 64
 
-// extent is an acknowledged batch's place in the log.
-type extent struct {
+// ackRec is an acknowledged batch: its header and its place in the log.
+type ackRec struct {
 	base    int64
 	records int32
+	key     tailKey
 }
+
+func (a ackRec) end() int64 { return a.base + int64(a.records) - 1 }
 
 // partition is the sequence state machine of one partition.
 type partition struct {
@@ -40,15 +46,15 @@ type partition struct {
 
 	lastAckedSeq int32
 	hasAckedSeq  bool
-	lastAckedEnd int64 // last offset of the delivered prefix, -1 unknown
-	maxAckedEnd  int64 // last offset of any acknowledged batch, -1 unknown
-	logStart     int64 // as last reported, -1 unknown
-	history      []extent
-	historyNext  int
+	anchor       ackRec // last batch of the delivered prefix with a known offset
+	hasAnchor    bool
+	readFrom     int64    // FromOffset of the pending tail read
+	logStart     int64    // as last reported, -1 unknown
+	history      []ackRec // recent acknowledged batches with known offsets, oldest first
 }
 
 func newPartition(tp TopicPartition) *partition {
-	return &partition{tp: tp, byID: map[BatchID]*batch{}, lastAckedEnd: -1, maxAckedEnd: -1, logStart: -1}
+	return &partition{tp: tp, byID: map[BatchID]*batch{}, logStart: -1}
 }
 
 // head is the first batch not yet acknowledged, or nil.
@@ -127,29 +133,12 @@ func (p *partition) acked(b *batch, base int64) {
 			p.ackedPID, p.hasAckedPID = b.pid, true
 		}
 	}
-	if base >= 0 {
-		end := base + int64(b.records) - 1
-		p.maxAckedEnd = max(p.maxAckedEnd, end)
-		e := extent{base: base, records: b.records}
-		if len(p.history) < historySize {
-			p.history = append(p.history, e)
-		} else {
-			p.history[p.historyNext] = e
-			p.historyNext = (p.historyNext + 1) % historySize
+	if base >= 0 && b.numbered {
+		p.history = append(p.history, ackRec{base: base, records: b.records, key: tailKey{b.pid, b.epoch, b.seq}})
+		if len(p.history) > historySize {
+			p.history = slices.Delete(p.history, 0, 1)
 		}
 	}
-}
-
-// lostRecords counts remembered acknowledged records within [from, to].
-func (p *partition) lostRecords(from, to int64) int64 {
-	var n int64
-	for _, e := range p.history {
-		lo, hi := max(e.base, from), min(e.base+int64(e.records)-1, to)
-		if hi >= lo {
-			n += hi - lo + 1
-		}
-	}
-	return n
 }
 
 // renumberAll clears the numbering of every unfinished batch; they are

@@ -212,8 +212,9 @@ func (pr *Producer) settle(p *partition) {
 		b := p.batches[0]
 		p.batches = p.batches[1:]
 		delete(p.byID, b.id)
-		if b.offset >= 0 {
-			p.lastAckedEnd = b.offset + int64(b.records) - 1
+		if b.offset >= 0 && b.numbered {
+			p.anchor = ackRec{base: b.offset, records: b.records, key: tailKey{b.pid, b.epoch, b.seq}}
+			p.hasAnchor = true
 		}
 		pr.emit(Delivered{TP: p.tp, ID: b.id, BaseOffset: b.offset})
 	}
@@ -227,12 +228,13 @@ func (pr *Producer) settle(p *partition) {
 		if pr.now.Before(p.retryAt) {
 			return
 		}
-		p.reading = true
+		// Read from the last delivered batch: finding it where it was
+		// proves the log was not truncated below it.
 		from := int64(-1)
-		if p.lastAckedEnd >= 0 {
-			from = p.lastAckedEnd + 1
+		if p.hasAnchor {
+			from = p.anchor.base
 		}
-		pr.emit(ReadTail{TP: p.tp, FromOffset: from})
+		pr.askTail(p, from)
 		return
 	}
 	if p.has(stAwaitSplit) {

@@ -151,13 +151,14 @@ func TestRuleDesync(t *testing.T) {
 			r.answer(tp0, 2, CodeOutOfOrderSequenceNumber, NotAppended, -1)
 			ev := r.take()
 			rt := find[ReadTail](ev)
-			r.is(len(rt) == 1 && rt[0].TP == tp0 && rt[0].FromOffset == 11, "read tail: %v", ev)
+			r.is(len(rt) == 1 && rt[0].TP == tp0 && rt[0].FromOffset == 10, "read tail: %v", ev)
 			r.sendsAre(r.send(tp0)) // quarantined
 			// The other partition keeps flowing under its epoch meanwhile.
 			r.ok(tp1, 7, 500)
 			r.enqueue(tp1, 1, 10)
 			r.sendsAre(r.send(tp1), "10@3/2")
 			r.pr.TailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 13, Batches: []TailBatch{
+				{BaseOffset: 10, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 1},
 				{BaseOffset: 11, ProducerID: 1000, Epoch: 3, BaseSequence: 1, Records: 1},
 				{BaseOffset: 12, ProducerID: 55, Epoch: 0, BaseSequence: 2, Records: 1},
 			}})
@@ -189,7 +190,7 @@ func TestRuleDesync(t *testing.T) {
 			r.ok(tp0, 1, 5)
 			r.pr.Response(tp0, 2, Response{Code: CodeUnknownProducerID, LogStartOffset: 100}, r.now)
 			rt := find[ReadTail](r.take())
-			r.is(len(rt) == 1 && rt[0].FromOffset == 6, "read tail %v", rt)
+			r.is(len(rt) == 1 && rt[0].FromOffset == 5, "read tail %v", rt)
 			r.pr.TailRead(tp0, Tail{LogStartOffset: 100, HighWatermark: 120})
 			ev := r.take()
 			r.none(ev, "data loss", len(find[DataLoss](ev)))
@@ -256,9 +257,14 @@ func TestRuleDataLoss(t *testing.T) {
 		r.ok(tp0, 2, 2)
 		r.answer(tp0, 3, CodeOutOfOrderSequenceNumber, NotAppended, -1)
 		rt := find[ReadTail](r.take())
-		r.is(len(rt) == 1 && rt[0].FromOffset == 4, "read tail %v", rt)
-		// An unclean leader election truncated the log to offset 2.
+		r.is(len(rt) == 1 && rt[0].FromOffset == 2, "read tail %v", rt)
+		// An unclean leader election truncated the log to offset 2: the
+		// last delivered batch is gone, so the log is read from its start.
 		r.pr.TailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 2})
+		rt = find[ReadTail](r.take())
+		r.is(len(rt) == 1 && rt[0].FromOffset == -1, "read tail %v", rt)
+		r.pr.TailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 2, Batches: []TailBatch{
+			{BaseOffset: 0, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 2}}})
 		ev := r.take()
 		dl := find[DataLoss](ev)
 		r.is(len(dl) == 1 && dl[0] == DataLoss{TP: tp0, FromOffset: 2, ToOffset: 3, Records: 2}, "data loss %v", ev)

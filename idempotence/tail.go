@@ -19,14 +19,17 @@ func (pr *Producer) TailRead(tp TopicPartition, t Tail) {
 	if p == nil || !p.reading {
 		return
 	}
-	p.reading = false
 	if t.Err != nil {
+		p.reading = false
 		pr.tailFailed(p)
 		pr.settle(p)
 		return
 	}
+	p.reading = false
 	p.logStart = t.LogStartOffset
-	pr.checkLoss(p, t)
+	if !pr.checkLoss(p, t) {
+		return // read again from the log start
+	}
 	found := make(map[tailKey]TailBatch, len(t.Batches))
 	for _, tb := range t.Batches {
 		found[tailKey{tb.ProducerID, tb.Epoch, tb.BaseSequence}] = tb
@@ -98,18 +101,56 @@ func (pr *Producer) tailFailed(p *partition) {
 	p.needBump = true
 }
 
-// checkLoss reports acknowledged records the log no longer holds.
-func (pr *Producer) checkLoss(p *partition, t Tail) {
-	if p.maxAckedEnd < 0 || t.LogStartOffset > p.maxAckedEnd || t.HighWatermark > p.maxAckedEnd {
-		return
+// askTail emits ReadTail.
+func (pr *Producer) askTail(p *partition, from int64) {
+	p.reading, p.readFrom = true, from
+	pr.emit(ReadTail{TP: p.tp, FromOffset: from})
+}
+
+// checkLoss looks for the remembered acknowledged batches within the read
+// and reports those missing (unless retention removed them) as DataLoss. It
+// returns false when the read started at the anchor and the anchor is gone:
+// the log was truncated below it and must be read from its start.
+func (pr *Producer) checkLoss(p *partition, t Tail) bool {
+	type at struct {
+		key  tailKey
+		base int64
+		n    int32
 	}
-	from := max(t.HighWatermark, t.LogStartOffset, 0)
-	loss := DataLoss{TP: p.tp, FromOffset: from, ToOffset: p.maxAckedEnd, Records: p.lostRecords(from, p.maxAckedEnd)}
+	present := make(map[at]bool, len(t.Batches))
+	for _, tb := range t.Batches {
+		present[at{tailKey{tb.ProducerID, tb.Epoch, tb.BaseSequence}, tb.BaseOffset, tb.Records}] = true
+	}
+	has := func(a ackRec) bool { return present[at{a.key, a.base, a.records}] || a.base < t.LogStartOffset }
+	if p.readFrom >= 0 && p.hasAnchor && p.anchor.base >= p.readFrom && !has(p.anchor) {
+		pr.askTail(p, -1)
+		return false
+	}
+	loss := DataLoss{TP: p.tp, FromOffset: -1}
+	kept := p.history[:0]
+	for _, a := range p.history {
+		if a.base < p.readFrom || has(a) {
+			kept = append(kept, a)
+			continue
+		}
+		if loss.FromOffset < 0 || a.base < loss.FromOffset {
+			loss.FromOffset = a.base
+		}
+		loss.ToOffset = max(loss.ToOffset, a.end())
+		loss.Records += int64(a.records)
+		if p.hasAnchor && a == p.anchor {
+			p.hasAnchor = false // later reads start from the log start
+		}
+	}
+	p.history = kept
+	if loss.Records == 0 {
+		return true
+	}
 	pr.emit(loss)
-	p.maxAckedEnd = from - 1
 	if pr.cfg.StopOnDataLoss {
 		p.stopped = errStoppedLoss
 	}
+	return true
 }
 
 // Split replaces a batch refused as too large by its parts, in its place.

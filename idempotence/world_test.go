@@ -25,9 +25,10 @@ const (
 	fTimedOut                      // processed, REQUEST_TIMED_OUT
 	fRestart                       // the leader restarts from a snapshot (window shrinks to one batch), then answers
 	numFaults
+	fTruncate // unclean leader election drops the last batch, then answers (random walk only)
 )
 
-var faultNames = [...]string{"ok", "not-appended", "unknown-processed", "unknown-dropped", "head-ooo", "unknown-pid", "stale-epoch", "timed-out", "restart"}
+var faultNames = [...]string{"ok", "not-appended", "unknown-processed", "unknown-dropped", "head-ooo", "unknown-pid", "stale-epoch", "timed-out", "restart", "", "truncate"}
 
 func (f fault) String() string { return faultNames[f] }
 
@@ -52,6 +53,7 @@ type wbatch struct {
 	offset    int64
 	failed    error
 	mayRenum  bool // an error answer on its partition came after its numbering
+	truncated bool // removed from the log by an unclean leader election
 }
 
 type epochKey struct {
@@ -139,8 +141,14 @@ func (w *world) step(i int, f fault) {
 	if f == fRestart {
 		w.m.restart(tp)
 	}
+	if f == fTruncate {
+		if id, ok := w.m.truncate(tp); ok {
+			w.wb[id].truncated = true
+			w.logf("truncated %d", id)
+		}
+	}
 	switch f {
-	case fOK, fUnknownProcessed, fTimedOut, fRestart:
+	case fOK, fUnknownProcessed, fTimedOut, fRestart, fTruncate:
 		code, base := w.m.produce(tp, r.send, b.records)
 		resp = Response{Code: code, BaseOffset: base, LogStartOffset: 0}
 		if code == CodeNone {
@@ -222,6 +230,9 @@ func (w *world) event(e Event) {
 		b.delivered++
 		b.offset = e.BaseOffset
 		n, off := w.m.count(e.TP, e.ID)
+		if n == 0 && b.truncated {
+			break // acknowledged, then lost with the truncation
+		}
 		if n != 1 {
 			w.fail("batch %d delivered but %d times in the log", e.ID, n)
 		}
@@ -275,6 +286,13 @@ func (w *world) event(e Event) {
 		w.logf("bumped %v to %d/%d", e.TP, e.ProducerID, e.Epoch)
 	case DataLoss:
 		w.logf("data loss %+v", e)
+		lost := false
+		for _, b := range w.wb {
+			lost = lost || (b.tp == e.TP && b.truncated)
+		}
+		if !lost {
+			w.fail("data loss reported on %v where nothing was lost", e.TP)
+		}
 	case NeedSplit, Wake:
 	default:
 		w.fail("unexpected event %T", e)
@@ -292,8 +310,8 @@ func (w *world) sent(tp TopicPartition, s Send) {
 	if w.errSince[tp] && len(w.net[tp]) > 0 {
 		w.fail("more than one in flight on %v after an error", tp)
 	}
-	if len(w.net[tp]) >= DefaultMaxInFlight {
-		w.fail("more than %d in flight on %v", DefaultMaxInFlight, tp)
+	if len(w.net[tp]) >= w.pr.cfg.MaxInFlight {
+		w.fail("more than %d in flight on %v", w.pr.cfg.MaxInFlight, tp)
 	}
 	for _, r := range w.net[tp] {
 		if r.send.ID == s.ID {
@@ -350,6 +368,11 @@ func (w *world) quiesce(allDelivered bool) {
 				w.fail("batch %d failed as not written but is in the log", id)
 			}
 		}
+		if b.delivered > 0 {
+			if n, _ := w.m.count(b.tp, id); n != 1 && !(n == 0 && b.truncated) {
+				w.fail("delivered batch %d is %d times in the log", id, n)
+			}
+		}
 		if allDelivered && b.delivered == 0 {
 			w.fail("batch %d failed (%v) with only retriable faults", id, b.failed)
 		}
@@ -357,12 +380,18 @@ func (w *world) quiesce(allDelivered bool) {
 	for _, tp := range w.tps {
 		seen := map[BatchID]bool{}
 		last := -1
+		// After an unclean election the broker may hold no state for the
+		// producer and accept any sequence: order is not guaranteed then.
+		truncated := false
+		for _, b := range w.wb {
+			truncated = truncated || (b.tp == tp && b.truncated)
+		}
 		for _, lb := range w.m.part(tp).log {
 			if seen[lb.id] {
 				w.fail("duplicate of batch %d in the log of %v", lb.id, tp)
 			}
 			seen[lb.id] = true
-			if idx := w.wb[lb.id].idx; idx < last {
+			if idx := w.wb[lb.id].idx; idx < last && !truncated {
 				w.fail("batch %d out of order in the log of %v", lb.id, tp)
 			} else {
 				last = idx
@@ -388,8 +417,8 @@ func (w *world) key() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "P%v/%d/%d/%v|", w.pr.hasID, w.pr.pid, w.pr.epoch, w.pr.needID)
 	for _, p := range w.pr.order {
-		fmt.Fprintf(&sb, "%d:%v/%d/%d/%d/%v/%v/%v/%v/%v/%d/%d|", p.tp.Partition, p.hasID, p.pid, p.epoch, p.nextSeq,
-			p.cautious, p.needBump, p.needRead, p.reading, p.hasLeader, p.lastAckedEnd, p.maxAckedEnd)
+		fmt.Fprintf(&sb, "%d:%v/%d/%d/%d/%v/%v/%v/%v/%v/%d/%v|", p.tp.Partition, p.hasID, p.pid, p.epoch, p.nextSeq,
+			p.cautious, p.needBump, p.needRead, p.reading, p.hasLeader, p.anchor.base, p.hasAnchor)
 		for _, b := range p.batches {
 			fmt.Fprintf(&sb, "%d,%d,%v,%d,%d,%d,%v,%d;", b.id, b.st, b.numbered, b.pid, b.epoch, b.seq, b.unknown, b.offset)
 		}
