@@ -1,5 +1,7 @@
 package idempotence
 
+import "errors"
+
 // tailKey identifies a batch written by an idempotent producer.
 type tailKey struct {
 	pid   int64
@@ -84,8 +86,9 @@ func (pr *Producer) tailFailed(p *partition) {
 			continue
 		}
 		err := errTimeoutUnknown
-		if b.fatal != nil {
-			err = &CodeError{Code: b.fatal.(*CodeError).Code, Err: ErrOutcomeUnknown}
+		var ce *CodeError
+		if errors.As(b.fatal, &ce) {
+			err = &CodeError{Code: ce.Code, Err: ErrOutcomeUnknown}
 		}
 		pr.fail(p, b, err)
 		i--
