@@ -58,7 +58,7 @@ func TestSimKgoLeaderMoves(t *testing.T) {
 		partitions = 6
 		total      = 100_000
 	)
-	c, err := sim.NewCluster(sim.Brokers(3), sim.Topic(topic, partitions, 3), sim.Seed(7), sim.RecorderLimit(1000))
+	c, err := sim.NewCluster(sim.Brokers(3), sim.Topic(topic, partitions, 3), sim.Seed(7), sim.RecorderLimit(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,20 @@ func TestSimKgoLeaderMoves(t *testing.T) {
 	for p := int32(0); p < partitions; p++ {
 		checkNoSequenceGap(t, c, topic, p, next[p])
 	}
-	t.Logf("%d leader moves while producing and consuming %d records", moves, total)
+	notLeader, dups := 0, 0
+	for _, pr := range c.Recorder().Produces() {
+		if pr.ErrorCode == 6 { // NOT_LEADER_OR_FOLLOWER
+			notLeader++
+		}
+		if pr.Duplicate {
+			dups++
+		}
+	}
+	if notLeader == 0 {
+		t.Error("no produce was ever answered NOT_LEADER_OR_FOLLOWER: the leader moves were not felt")
+	}
+	t.Logf("%d leader moves while producing and consuming %d records; %d NOT_LEADER_OR_FOLLOWER answers, %d retries deduplicated",
+		moves, total, notLeader, dups)
 }
 
 // checkNoSequenceGap reads the leader's log and checks that within each

@@ -74,7 +74,9 @@ func (c *Cluster) addFault(topic string, p int32, f *fault) error {
 
 // InjectError answers the partition's next n produce requests (at whichever
 // broker leads it) with code; afterAppend writes the batch first, so a
-// retry finds it. Faults queue in the order they were added.
+// retry finds it. Faults queue in the order they were added; each strike is
+// used by the next produce request for the partition that reaches its
+// leader (a batch refused for another reason uses it up too).
 func (c *Cluster) InjectError(topic string, p int32, code int16, n int, afterAppend bool) error {
 	return c.addFault(topic, p, &fault{kind: faultError, code: code, n: n, afterAppend: afterAppend})
 }
