@@ -43,7 +43,10 @@ func New(cfg Config) *Producer {
 }
 
 // SetIdentity installs the producer id and epoch returned by InitProducerId,
-// at start and after NeedProducerID. Partitions adopt it at their next clean
+// at start and after NeedProducerID. A negative producer id means a producer
+// without idempotence: Sends then carry producer id, epoch and base sequence
+// -1, epochs are never bumped, and a tail read cannot recognise its batches
+// (delivery is at least once). Partitions adopt it at their next clean
 // boundary (nothing numbered and unacknowledged); a partition waiting for a
 // bump adopts it at once.
 func (pr *Producer) SetIdentity(producerID int64, epoch int16) {
@@ -263,7 +266,7 @@ func (pr *Producer) moveEpoch(p *partition) bool {
 	if !pr.hasID {
 		return false
 	}
-	if p.hasID && p.pid == pr.pid && p.epoch >= pr.epoch {
+	if p.hasID && p.pid == pr.pid && p.epoch >= pr.epoch && pr.pid >= 0 {
 		if max(pr.epoch, p.epoch) == math.MaxInt16 {
 			if !pr.needID {
 				pr.needID = true
@@ -273,7 +276,7 @@ func (pr *Producer) moveEpoch(p *partition) bool {
 		}
 		pr.epoch = max(pr.epoch, p.epoch) + 1
 	}
-	first := !p.hasID
+	changed := p.hasID && (p.pid != pr.pid || p.epoch != pr.epoch)
 	p.hasID, p.pid, p.epoch, p.nextSeq = true, pr.pid, pr.epoch, 0
 	if !p.hasAckedPID || p.ackedPID != p.pid {
 		// The broker may hold no state for this producer id here and then
@@ -281,7 +284,7 @@ func (pr *Producer) moveEpoch(p *partition) bool {
 		// earlier refused one. One in flight until the first success.
 		p.cautious = true
 	}
-	if !first {
+	if changed {
 		pr.emit(EpochBumped{TP: p.tp, ProducerID: p.pid, Epoch: p.epoch})
 	}
 	return true

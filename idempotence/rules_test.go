@@ -514,7 +514,7 @@ func TestRuleDeadlines(t *testing.T) {
 			r.pr.Tick(r.now)
 			r.pr.TailRead(tp0, Tail{Err: errors.New("nope")})
 			ev := r.take()
-			r.failed(ev, 1, ErrOutcomeUnknown)
+			r.failed(ev, 1, ErrOutcomeUnknown, ErrDeliveryTimeout)
 			var ce *CodeError
 			r.is(errors.As(find[Failed](ev)[0].Err, &ce) && ce.Code == CodeInvalidRecord, "code error")
 		}},
@@ -579,4 +579,27 @@ func TestSplitRejectsBadParts(t *testing.T) {
 	r.is(len(find[Failed](ev)) == 2, "failures %v", ev)
 	r.later()
 	r.sendsAre(r.send(tp0), "4@4/0")
+}
+
+func TestNotIdempotent(t *testing.T) {
+	pr := New(Config{RetryBackoff: -1})
+	now := time.Unix(1, 0)
+	pr.SetIdentity(-1, -1)
+	pr.LeaderChanged(tp0, 1, 0)
+	pr.Enqueue(tp0, 1, 2, time.Time{})
+	pr.Enqueue(tp0, 2, 2, time.Time{})
+	s := pr.Sendable(tp0, now)
+	if len(s) != 1 || s[0].ProducerID != -1 || s[0].Epoch != -1 || s[0].BaseSequence != -1 {
+		t.Fatalf("sends %+v", s)
+	}
+	pr.Response(tp0, 1, Response{Code: CodeTopicAuthorizationFailed, Class: NotAppendedFatal}, now)
+	s = pr.Sendable(tp0, now)
+	if len(s) != 1 || s[0].ID != 2 || s[0].Epoch != -1 || s[0].BaseSequence != -1 {
+		t.Fatalf("sends after a failure %+v", s)
+	}
+	for _, e := range pr.Events() {
+		if _, ok := e.(EpochBumped); ok {
+			t.Fatalf("bumped without idempotence: %v", e)
+		}
+	}
 }

@@ -45,8 +45,11 @@ func (pr *Producer) Sendable(tp TopicPartition, now time.Time) []Send {
 		}
 		b.st = stInFlight
 		p.inFlight++
-		out = append(out, Send{ID: b.id, ProducerID: b.pid, Epoch: b.epoch, BaseSequence: b.seq,
-			Broker: p.leader, LeaderEpoch: p.leaderEpoch})
+		s := Send{ID: b.id, ProducerID: b.pid, Epoch: b.epoch, BaseSequence: b.seq, Broker: p.leader, LeaderEpoch: p.leaderEpoch}
+		if b.pid < 0 { // not idempotent
+			s.ProducerID, s.Epoch, s.BaseSequence = -1, -1, -1
+		}
+		out = append(out, s)
 	}
 	return out
 }

@@ -88,7 +88,7 @@ func (pr *Producer) tailFailed(p *partition) {
 		err := errTimeoutUnknown
 		var ce *CodeError
 		if errors.As(b.fatal, &ce) {
-			err = &CodeError{Code: ce.Code, Err: ErrOutcomeUnknown}
+			err = &CodeError{Code: ce.Code, Err: errTimeoutUnknown}
 		}
 		pr.fail(p, b, err)
 		i--
