@@ -4,8 +4,8 @@ package bench
 import (
 	_ "github.com/IBM/sarama"
 	_ "github.com/rollsafe/rollsafe/compress"
+	_ "github.com/stretchr/testify/require"
 	_ "github.com/twmb/franz-go/pkg/kfake"
 	_ "github.com/twmb/franz-go/pkg/kgo"
 	_ "github.com/twmb/franz-go/pkg/kmsg"
-	_ "github.com/stretchr/testify/require"
 )
