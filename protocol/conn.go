@@ -155,6 +155,8 @@ func (c *Conn) requestAt(ctx context.Context, req kmsg.Request) (kmsg.Response, 
 // called and the error matches ErrNotWritten (and *VersionError when the
 // broker cannot take the API). A Produce request with Acks 0 gets no
 // response: cb(nil, nil) is called from Send right after the write.
+// If ctx ends while the request is only partly written, the connection is
+// closed (its stream would be corrupt) and everything in flight fails.
 func (c *Conn) Send(ctx context.Context, req kmsg.Request, cb func(kmsg.Response, error)) error {
 	v, err := c.VersionFor(req.Key())
 	if err != nil {

@@ -164,7 +164,9 @@ func TestMetadataRefreshIsSingleFlight(t *testing.T) {
 		}()
 	}
 	// Let the first request reach the broker, then release it.
+	deadline := time.Now().Add(5 * time.Second)
 	for cf.requests.Load() == 0 {
+		require.True(t, time.Now().Before(deadline), "no metadata request reached the broker")
 		runtime.Gosched()
 	}
 	close(cf.gate)
@@ -263,4 +265,12 @@ func (s staticResolver) BrokerIDs() []int32 {
 		ids = append(ids, id)
 	}
 	return ids
+}
+
+func TestPoolAnyWithoutBrokers(t *testing.T) {
+	p := NewPool(staticResolver{}, PoolConfig{})
+	defer p.Close()
+	_, err := p.Any(context.Background())
+	require.ErrorIs(t, err, ErrNoBroker)
+	require.NotContains(t, err.Error(), "%!")
 }

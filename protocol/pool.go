@@ -177,6 +177,9 @@ func (p *Pool) Any(ctx context.Context) (*Conn, error) {
 	}
 	p.mu.Unlock()
 	ids := p.brokers.BrokerIDs()
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("%w: no broker ids known", ErrNoBroker)
+	}
 	for _, id := range ids {
 		if c := p.existing(id); c != nil {
 			return c, nil
