@@ -197,8 +197,13 @@ func TestRandomWalk(t *testing.T) {
 			f := fOK
 			if faults > 0 && rng.IntN(3) == 0 {
 				f = fault(1 + rng.IntN(int(numFaults)-1))
-				if truncations && rng.IntN(6) == 0 {
+				switch x := rng.IntN(12); {
+				case truncations && x == 0:
 					f = fTruncate
+				case x == 1:
+					f = fFatal
+				case x == 2:
+					f = fTooLarge
 				}
 				faults--
 			}
@@ -208,13 +213,13 @@ func TestRandomWalk(t *testing.T) {
 			t.Fatalf("seed %d: walk did not finish", seed)
 		}
 		for _, line := range w.trace {
-			for _, k := range []string{"read tail", "bumped", "new producer id", "failed", "delivered", "send", "deadline", "unknown-processed", "restart", "code 45", "code 47", "truncated", "data loss"} {
+			for _, k := range []string{"read tail", "bumped", "new producer id", "failed", "delivered", "send", "deadline", "unknown-processed", "restart", "code 45", "code 47", "truncated", "data loss", "split", "fatal"} {
 				if strings.Contains(line, k) {
 					stats[k]++
 				}
 			}
 		}
-		w.quiesce(!deadlines && w.tailErrs == 0 && w.pr.cfg.RetryBackoff >= 0 && !w.sawTailErr)
+		w.quiesce(!deadlines && !w.sawTailErr && !w.sawFatal)
 	}
 }
 
@@ -234,7 +239,7 @@ func newWorldDeadlines(w *world, rng *rand.Rand) *world {
 		nw.pr.LeaderChanged(tp, 1, 0)
 		for j := 0; j < n; j++ {
 			recs := int32(1 + rng.IntN(3))
-			nw.wb[id] = &wbatch{tp: tp, idx: j, records: recs, offset: -2}
+			nw.wb[id] = &wbatch{tp: tp, idx: float64(j), width: 1, records: recs, offset: -2}
 			nw.ids = append(nw.ids, id)
 			nw.pr.Enqueue(tp, id, recs, nw.now.Add(time.Duration(1+rng.IntN(20))*time.Second))
 			id++

@@ -188,7 +188,9 @@ func (pr *Producer) NextWake() (time.Time, bool) {
 func (pr *Producer) expire(p *partition, now time.Time) {
 	for i := 0; i < len(p.batches); i++ {
 		b := p.batches[i]
-		if b.expired || b.deadline.IsZero() || now.Before(b.deadline) || b.st == stAcked {
+		// A batch awaiting Split expires through its parts, which inherit
+		// its deadline: the caller has already been asked to split it.
+		if b.expired || b.deadline.IsZero() || now.Before(b.deadline) || b.st == stAcked || b.st == stAwaitSplit {
 			continue
 		}
 		b.expired = true
@@ -197,7 +199,7 @@ func (pr *Producer) expire(p *partition, now time.Time) {
 			// decided when its response arrives
 		case b.unknown:
 			p.needRead = true // resolve from the log first
-		default: // queued, not appended, awaiting split: known not written
+		default: // queued or not appended: known not written
 			if b.numbered {
 				p.needBump = true // its sequence leaves a hole
 			}

@@ -77,7 +77,7 @@ func (pr *Producer) Response(tp TopicPartition, id BatchID, r Response, now time
 	}
 	if b.expired && p.byID[id] == b {
 		switch {
-		case b.st == stAcked:
+		case b.st == stAcked, b.st == stAwaitSplit: // a split batch expires through its parts
 		case b.unknown:
 			p.needRead = true
 		default:

@@ -573,12 +573,30 @@ func TestSplitRejectsBadParts(t *testing.T) {
 	r.send(tp0)
 	r.answer(tp0, 1, CodeMessageTooLarge, NotAppended, -1)
 	r.answer(tp0, 2, CodeOutOfOrderSequenceNumber, NotAppended, -1)
-	r.pr.Split(tp0, 1, []Part{{ID: 2, Records: 1}, {ID: 3, Records: 0}, {ID: 4, Records: 4}})
+	r.is(r.pr.Split(tp0, 1, []Part{{ID: 2, Records: 1}, {ID: 3, Records: 0}, {ID: 4, Records: 4}, {ID: 4, Records: 1}}), "split refused")
+	r.is(!r.pr.Split(tp0, 1, nil), "split twice")
 	ev := r.take()
 	r.failed(ev, 3, ErrInvalidBatch)
-	r.is(len(find[Failed](ev)) == 2, "failures %v", ev)
+	r.is(len(find[Failed](ev)) == 3, "failures %v", ev)
 	r.later()
 	r.sendsAre(r.send(tp0), "4@4/0")
+}
+
+func TestSplitAfterDeadline(t *testing.T) {
+	r := newRig(t, Config{})
+	r.pr.Enqueue(tp0, 1, 4, r.now.Add(time.Second))
+	r.send(tp0)
+	r.answer(tp0, 1, CodeMessageTooLarge, NotAppended, -1)
+	r.now = r.now.Add(2 * time.Second)
+	r.pr.Tick(r.now)
+	ev := r.take()
+	r.none(ev, "failure before the split", len(find[Failed](ev)))
+	r.is(r.pr.Split(tp0, 1, []Part{{ID: 2, Records: 2}, {ID: 3, Records: 2}}), "split refused")
+	r.pr.Tick(r.now)
+	ev = r.take()
+	r.failed(ev, 2, ErrDeliveryTimeout, ErrNotWritten)
+	r.failed(ev, 3, ErrDeliveryTimeout, ErrNotWritten)
+	r.is(r.pr.Idle(), "not idle")
 }
 
 func TestNotIdempotent(t *testing.T) {

@@ -156,29 +156,33 @@ func (pr *Producer) checkLoss(p *partition, t Tail) bool {
 	return true
 }
 
-// Split replaces a batch refused as too large by its parts, in its place.
-// The parts are numbered when first sent. No parts fails the batch with
-// MESSAGE_TOO_LARGE (not written).
-func (pr *Producer) Split(tp TopicPartition, id BatchID, parts []Part) {
+// Split answers NeedSplit: it replaces the batch by its parts, in its place.
+// The parts are numbered when first sent and inherit the batch's deadline.
+// No parts fails the batch with MESSAGE_TOO_LARGE (not written). It must be
+// called for every NeedSplit (the partition holds until then) and reports
+// false if id was not awaiting a split (nothing changed).
+func (pr *Producer) Split(tp TopicPartition, id BatchID, parts []Part) bool {
 	p := pr.parts[tp]
 	if p == nil {
-		return
+		return false
 	}
 	b := p.byID[id]
 	if b == nil || b.st != stAwaitSplit {
-		return
+		return false
 	}
 	if len(parts) == 0 {
 		pr.fail(p, b, &CodeError{Code: CodeMessageTooLarge, Err: ErrNotWritten})
 		pr.settle(p)
-		return
+		return true
 	}
 	repl := make([]*batch, 0, len(parts))
+	seen := make(map[BatchID]bool, len(parts))
 	for _, part := range parts {
-		if part.Records <= 0 || (p.byID[part.ID] != nil && part.ID != id) {
+		if part.Records <= 0 || (p.byID[part.ID] != nil && part.ID != id) || seen[part.ID] {
 			pr.emit(Failed{TP: tp, ID: part.ID, Err: errNoRecordsOrDup(part.Records)})
 			continue
 		}
+		seen[part.ID] = true
 		repl = append(repl, &batch{id: part.ID, records: part.Records, deadline: b.deadline, offset: -1})
 	}
 	i := 0
@@ -193,6 +197,7 @@ func (pr *Producer) Split(tp TopicPartition, id BatchID, parts []Part) {
 	}
 	pr.wake(p)
 	pr.settle(p)
+	return true
 }
 
 func errNoRecordsOrDup(records int32) error {

@@ -26,9 +26,11 @@ const (
 	fRestart                       // the leader restarts from a snapshot (window shrinks to one batch), then answers
 	numFaults
 	fTruncate // unclean leader election drops the last batch, then answers (random walk only)
+	fFatal    // TOPIC_AUTHORIZATION_FAILED, not processed (random walk only)
+	fTooLarge // MESSAGE_TOO_LARGE, not processed (random walk only)
 )
 
-var faultNames = [...]string{"ok", "not-appended", "unknown-processed", "unknown-dropped", "head-ooo", "unknown-pid", "stale-epoch", "timed-out", "restart", "", "truncate"}
+var faultNames = [...]string{"ok", "not-appended", "unknown-processed", "unknown-dropped", "head-ooo", "unknown-pid", "stale-epoch", "timed-out", "restart", "", "truncate", "fatal", "too-large"}
 
 func (f fault) String() string { return faultNames[f] }
 
@@ -45,7 +47,9 @@ type numbering struct {
 // wbatch is the harness's view of one batch.
 type wbatch struct {
 	tp        TopicPartition
-	idx       int // enqueue position within its partition
+	idx       float64 // position within its partition; split parts share their batch's slot
+	width     float64 // the slot's width
+	replaced  bool    // split into parts
 	records   int32
 	num       numbering
 	numbered  bool
@@ -75,10 +79,12 @@ type world struct {
 	seqKey     map[TopicPartition]map[numbering]int32
 	lastEpoch  map[epochKey]int16      // highest epoch used per tp and pid
 	errSince   map[TopicPartition]bool // an error answer since the last success
-	lastDeliv  map[TopicPartition]int
+	lastDeliv  map[TopicPartition]float64
 	nextPID    int64
 	tailErrs   int // tail reads to fail
 	sawTailErr bool
+	sawFatal   bool
+	nextID     BatchID
 	trace      []string
 }
 
@@ -88,7 +94,7 @@ func newWorld(fatalf func(string, ...any), cfg Config, epochPerPID bool, perTP [
 		net: map[TopicPartition][]req{}, wb: map[BatchID]*wbatch{},
 		seqKey: map[TopicPartition]map[numbering]int32{}, lastEpoch: map[epochKey]int16{},
 		errSince:  map[TopicPartition]bool{},
-		lastDeliv: map[TopicPartition]int{}, nextPID: 8,
+		lastDeliv: map[TopicPartition]float64{}, nextPID: 8, nextID: 10000,
 	}
 	w.pr.SetIdentity(7, startEpoch)
 	id := BatchID(1)
@@ -100,7 +106,7 @@ func newWorld(fatalf func(string, ...any), cfg Config, epochPerPID bool, perTP [
 		w.pr.LeaderChanged(tp, 1, 0)
 		for j := 0; j < n; j++ {
 			recs := int32(1 + (j+i)%3)
-			w.wb[id] = &wbatch{tp: tp, idx: j, records: recs, offset: -2}
+			w.wb[id] = &wbatch{tp: tp, idx: float64(j), width: 1, records: recs, offset: -2}
 			w.ids = append(w.ids, id)
 			w.pr.Enqueue(tp, id, recs, time.Time{})
 			id++
@@ -169,6 +175,11 @@ func (w *world) step(i int, f fault) {
 		resp = Response{Code: CodeUnknownProducerID, LogStartOffset: -1}
 	case fStaleEpoch:
 		resp = Response{Code: CodeInvalidProducerEpoch, LogStartOffset: -1}
+	case fFatal:
+		resp = Response{Code: CodeTopicAuthorizationFailed, Class: NotAppendedFatal, LogStartOffset: -1}
+		w.sawFatal = true
+	case fTooLarge:
+		resp = Response{Code: CodeMessageTooLarge, Class: NotAppendedFatal, LogStartOffset: -1}
 	}
 	w.logf("p%d id=%d %v/%d/%d %s -> code %d", i, r.send.ID, r.send.Epoch, r.send.BaseSequence, b.records, f, resp.Code)
 	if resp.Code == CodeNone || resp.Code == CodeDuplicateSequenceNumber {
@@ -293,7 +304,27 @@ func (w *world) event(e Event) {
 		if !lost {
 			w.fail("data loss reported on %v where nothing was lost", e.TP)
 		}
-	case NeedSplit, Wake:
+	case NeedSplit:
+		b := w.wb[e.ID]
+		w.logf("split %d", e.ID)
+		if b.records < 2 {
+			w.sawFatal = true // fails as too large
+			w.pr.Split(e.TP, e.ID, nil)
+			return
+		}
+		b.replaced = true
+		half := b.records / 2
+		var parts []Part
+		for k, n := range []int32{half, b.records - half} {
+			w.nextID++
+			w.wb[w.nextID] = &wbatch{tp: e.TP, idx: b.idx + float64(k)*b.width/2, width: b.width / 2, records: n, offset: -2}
+			w.ids = append(w.ids, w.nextID)
+			parts = append(parts, Part{ID: w.nextID, Records: n})
+		}
+		if !w.pr.Split(e.TP, e.ID, parts) {
+			w.fail("split of %d refused: %s", e.ID, w.dump())
+		}
+	case Wake:
 	default:
 		w.fail("unexpected event %T", e)
 	}
@@ -360,6 +391,9 @@ func (w *world) quiesce(allDelivered bool) {
 	}
 	for _, id := range w.ids {
 		b := w.wb[id]
+		if b.replaced {
+			continue
+		}
 		if b.delivered == 0 && b.failed == nil {
 			w.fail("batch %d never completed", id)
 		}
@@ -379,7 +413,7 @@ func (w *world) quiesce(allDelivered bool) {
 	}
 	for _, tp := range w.tps {
 		seen := map[BatchID]bool{}
-		last := -1
+		last := -1.0
 		// After an unclean election the broker may hold no state for the
 		// producer and accept any sequence: order is not guaranteed then.
 		truncated := false
@@ -447,7 +481,7 @@ func (w *world) key() string {
 		for _, r := range w.net[tp] {
 			fmt.Fprintf(&sb, "%d/%d/%d,", r.send.ID, r.send.Epoch, r.send.BaseSequence)
 		}
-		fmt.Fprintf(&sb, "E%v%d%v%v|", w.errSince[tp], w.lastDeliv[tp], w.seqKey[tp], w.lastEpoch)
+		fmt.Fprintf(&sb, "E%v%v%v%v|", w.errSince[tp], w.lastDeliv[tp], w.seqKey[tp], w.lastEpoch)
 	}
 	for _, id := range w.ids {
 		b := w.wb[id]
