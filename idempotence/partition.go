@@ -24,6 +24,9 @@ type partition struct {
 	batches []*batch // unfinished batches in enqueue order; head is first unfinished
 	byID    map[BatchID]*batch
 
+	nNumbered int       // batches in the list holding a sequence (bounded by MaxInFlight)
+	nextDue   time.Time // no deadline of a listed batch is before this
+
 	hasID   bool // writing under pid/epoch
 	pid     int64
 	epoch   int16
@@ -69,15 +72,7 @@ func (p *partition) head() *batch {
 
 // numbered counts batches holding a sequence number (the broker's dedup
 // window must cover all of them).
-func (p *partition) numbered() int {
-	n := 0
-	for _, b := range p.batches {
-		if b.numbered {
-			n++
-		}
-	}
-	return n
-}
+func (p *partition) numbered() int { return p.nNumbered }
 
 // hasNumberedUnacked reports a batch that holds a sequence and is not acked.
 func (p *partition) hasNumberedUnacked() bool {
@@ -110,6 +105,7 @@ func (p *partition) has(st status) bool {
 // number gives b the next sequence under the partition's identity.
 func (p *partition) number(b *batch) {
 	b.numbered, b.pid, b.epoch, b.seq = true, p.pid, p.epoch, p.nextSeq
+	p.nNumbered++
 	p.nextSeq = addSeq(p.nextSeq, b.records)
 }
 
@@ -118,6 +114,9 @@ func (p *partition) remove(b *batch) {
 	for i, x := range p.batches {
 		if x == b {
 			p.batches = append(p.batches[:i], p.batches[i+1:]...)
+			if b.numbered {
+				p.nNumbered--
+			}
 			break
 		}
 	}
@@ -147,6 +146,9 @@ func (p *partition) acked(b *batch, base int64) {
 func (p *partition) renumberAll() {
 	for _, b := range p.batches {
 		if b.st != stAcked && b.st != stAwaitSplit {
+			if b.numbered {
+				p.nNumbered--
+			}
 			b.numbered, b.st = false, stQueued
 		}
 	}

@@ -110,6 +110,9 @@ func (pr *Producer) Enqueue(tp TopicPartition, id BatchID, records int32, deadli
 	}
 	b := &batch{id: id, records: records, deadline: deadline, offset: -1}
 	p.batches = append(p.batches, b)
+	if !deadline.IsZero() && (p.nextDue.IsZero() || deadline.Before(p.nextDue)) {
+		p.nextDue = deadline
+	}
 	p.byID[id] = b
 }
 
@@ -186,11 +189,21 @@ func (pr *Producer) NextWake() (time.Time, bool) {
 
 // expire applies delivery deadlines.
 func (pr *Producer) expire(p *partition, now time.Time) {
+	if p.nextDue.IsZero() || now.Before(p.nextDue) {
+		return
+	}
+	p.nextDue = time.Time{}
 	for i := 0; i < len(p.batches); i++ {
 		b := p.batches[i]
 		// A batch awaiting Split expires through its parts, which inherit
 		// its deadline: the caller has already been asked to split it.
-		if b.expired || b.deadline.IsZero() || now.Before(b.deadline) || b.st == stAcked || b.st == stAwaitSplit {
+		if b.expired || b.deadline.IsZero() || b.st == stAcked || b.st == stAwaitSplit {
+			continue
+		}
+		if now.Before(b.deadline) {
+			if p.nextDue.IsZero() || b.deadline.Before(p.nextDue) {
+				p.nextDue = b.deadline
+			}
 			continue
 		}
 		b.expired = true
@@ -215,8 +228,12 @@ func (pr *Producer) expire(p *partition, now time.Time) {
 func (pr *Producer) settle(p *partition) {
 	for len(p.batches) > 0 && p.batches[0].st == stAcked {
 		b := p.batches[0]
+		p.batches[0] = nil
 		p.batches = p.batches[1:]
 		delete(p.byID, b.id)
+		if b.numbered {
+			p.nNumbered--
+		}
 		if b.offset >= 0 && b.numbered {
 			p.anchor = ackRec{base: b.offset, records: b.records, key: tailKey{b.pid, b.epoch, b.seq}}
 			p.hasAnchor = true
@@ -242,15 +259,15 @@ func (pr *Producer) settle(p *partition) {
 		pr.askTail(p, from)
 		return
 	}
-	if p.has(stAwaitSplit) {
-		return
-	}
 	behind := !p.hasID || !pr.hasID || p.pid != pr.pid || p.epoch != pr.epoch
 	// A partition behind the producer's identity adopts it at its next clean
 	// boundary: nothing numbered is unacknowledged and something waits.
-	adopt := behind && !p.hasNumberedUnacked() && p.has(stQueued)
+	adopt := !p.needBump && behind && !p.hasNumberedUnacked() && p.has(stQueued)
 	if !p.needBump && !adopt {
 		return
+	}
+	if p.needBump && p.has(stAwaitSplit) {
+		return // the parts must be in place before anything is renumbered
 	}
 	if !pr.moveEpoch(p) {
 		return

@@ -17,7 +17,7 @@ func (pr *Producer) Sendable(tp TopicPartition, now time.Time) []Send {
 	pr.expire(p, now)
 	pr.settle(p)
 	if p.stopped != nil || !p.hasID || !p.hasLeader || now.Before(p.retryAt) ||
-		p.needRead || p.reading || p.needBump || p.has(stAwaitSplit) {
+		p.needRead || p.reading || p.needBump { // needBump also covers a pending Split
 		return nil
 	}
 	behind := !pr.hasID || p.pid != pr.pid || p.epoch != pr.epoch

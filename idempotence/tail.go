@@ -184,12 +184,18 @@ func (pr *Producer) Split(tp TopicPartition, id BatchID, parts []Part) bool {
 		}
 		seen[part.ID] = true
 		repl = append(repl, &batch{id: part.ID, records: part.Records, deadline: b.deadline, offset: -1})
+		if !b.deadline.IsZero() && (p.nextDue.IsZero() || b.deadline.Before(p.nextDue)) {
+			p.nextDue = b.deadline
+		}
 	}
 	i := 0
 	for p.batches[i] != b {
 		i++
 	}
 	delete(p.byID, id)
+	if b.numbered {
+		p.nNumbered--
+	}
 	rest := append(repl, p.batches[i+1:]...)
 	p.batches = append(p.batches[:i], rest...)
 	for _, x := range repl {

@@ -194,6 +194,29 @@ func (w *world) step(i int, f fault) {
 	}
 	w.pr.Response(tp, r.send.ID, resp, w.now)
 	w.pump()
+	w.checkCounters()
+}
+
+// checkCounters compares the partitions' incremental counters with a scan.
+func (w *world) checkCounters() {
+	for _, p := range w.pr.order {
+		n := 0
+		for _, b := range p.batches {
+			if b.numbered {
+				n++
+			}
+			if !b.expired && !b.deadline.IsZero() && b.st != stAcked && b.st != stAwaitSplit &&
+				(p.nextDue.IsZero() || b.deadline.Before(p.nextDue)) {
+				w.fail("batch %d due %v before the partition's next due %v", b.id, b.deadline, p.nextDue)
+			}
+			if b.st == stAwaitSplit && !p.needBump && !p.needRead && !p.reading {
+				w.fail("batch %d awaits a split without a pending bump", b.id)
+			}
+		}
+		if n != p.nNumbered {
+			w.fail("%v: %d numbered batches, counter says %d", p.tp, n, p.nNumbered)
+		}
+	}
 }
 
 // pump answers events and collects sends until nothing changes.
