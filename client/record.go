@@ -26,6 +26,8 @@ type Record struct {
 
 	// Context is free for the caller's use; rollsafe never reads it.
 	Context any
+
+	cb func(*Record, error) // set by Produce
 }
 
 // Result is the outcome of one record of ProduceSync.

@@ -1,0 +1,217 @@
+package client
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/rollsafe/rollsafe/compress"
+)
+
+// ErrInvalidConfig is wrapped by every configuration error; the message
+// names the offending field.
+var ErrInvalidConfig = errors.New("client: invalid config")
+
+// Acks values.
+const (
+	AcksAll    int16 = -1
+	AcksLeader int16 = 1
+	AcksNone   int16 = 0
+)
+
+// config is the validated producer configuration. Every field has a
+// default; options override them.
+type config struct {
+	brokers          []string
+	clientID         string
+	acks             int16
+	idempotent       bool
+	maxInFlight      int
+	linger           time.Duration
+	codec            compress.Codec
+	level            int
+	batchBytes       int
+	maxRecordBytes   int
+	maxBufferedBytes int64
+	maxBufferedRecs  int
+	deliveryTimeout  time.Duration
+	requestTimeout   time.Duration
+	dialTimeout      time.Duration
+	retryBackoff     time.Duration
+	metadataMaxAge   time.Duration
+	unknownTopicWait time.Duration
+	partitioner      Partitioner
+	logger           *slog.Logger
+	hooks            Hooks
+	onDataLoss       func(DataLoss)
+	stopOnDataLoss   bool
+	tls              *tls.Config
+	tailFetchBytes   int32
+	workers          int
+}
+
+func defaultConfig() config {
+	return config{
+		clientID:         "rollsafe",
+		acks:             AcksAll,
+		idempotent:       true,
+		maxInFlight:      5,
+		linger:           5 * time.Millisecond,
+		codec:            compress.Gzip,
+		level:            compress.DefaultLevel,
+		batchBytes:       1 << 20,
+		maxRecordBytes:   1 << 20,
+		maxBufferedBytes: 256 << 20,
+		maxBufferedRecs:  1 << 20,
+		deliveryTimeout:  2 * time.Minute,
+		requestTimeout:   30 * time.Second,
+		dialTimeout:      10 * time.Second,
+		retryBackoff:     20 * time.Millisecond,
+		metadataMaxAge:   5 * time.Minute,
+		unknownTopicWait: 10 * time.Second,
+		tailFetchBytes:   8 << 20,
+	}
+}
+
+// Option configures a Producer.
+type Option func(*config)
+
+// Brokers sets the bootstrap brokers ("host:port"). Required.
+func Brokers(addrs ...string) Option {
+	return func(c *config) { c.brokers = append(c.brokers, addrs...) }
+}
+
+// ClientID sets the client id sent to brokers (default "rollsafe").
+func ClientID(id string) Option { return func(c *config) { c.clientID = id } }
+
+// Acks sets the acknowledgement level: AcksAll (default), AcksLeader or
+// AcksNone. Anything but AcksAll requires DisableIdempotence.
+func Acks(acks int16) Option { return func(c *config) { c.acks = acks } }
+
+// DisableIdempotence turns the idempotent producer off: no producer id, no
+// sequence numbers, retries may duplicate.
+func DisableIdempotence() Option { return func(c *config) { c.idempotent = false } }
+
+// MaxInFlight sets the produce requests in flight per partition (default
+// 5, at most 5 with idempotence).
+func MaxInFlight(n int) Option { return func(c *config) { c.maxInFlight = n } }
+
+// Linger sets how long a batch waits for more records before it is sent
+// (default 5ms; 0 sends as soon as a sender is free).
+func Linger(d time.Duration) Option { return func(c *config) { c.linger = d } }
+
+// Compression sets the codec (default gzip) and level (compress.DefaultLevel
+// for the codec's default).
+func Compression(codec compress.Codec, level int) Option {
+	return func(c *config) { c.codec, c.level = codec, level }
+}
+
+// BatchBytes sets the uncompressed size at which a batch closes (default 1 MiB).
+func BatchBytes(n int) Option { return func(c *config) { c.batchBytes = n } }
+
+// MaxRecordBytes sets the largest record accepted (default 1 MiB).
+func MaxRecordBytes(n int) Option { return func(c *config) { c.maxRecordBytes = n } }
+
+// MaxBuffered sets the backpressure limits: records and bytes buffered and
+// not yet acknowledged (default 1Mi records, 256 MiB).
+func MaxBuffered(records int, bytes int64) Option {
+	return func(c *config) { c.maxBufferedRecs, c.maxBufferedBytes = records, bytes }
+}
+
+// DeliveryTimeout bounds the time from Produce to a record's final outcome
+// (default 2 minutes).
+func DeliveryTimeout(d time.Duration) Option { return func(c *config) { c.deliveryTimeout = d } }
+
+// RequestTimeout bounds one request to a broker (default 30s).
+func RequestTimeout(d time.Duration) Option { return func(c *config) { c.requestTimeout = d } }
+
+// DialTimeout bounds connecting to a broker (default 10s).
+func DialTimeout(d time.Duration) Option { return func(c *config) { c.dialTimeout = d } }
+
+// RetryBackoff sets the pause before a partition retries after an error
+// (default 20ms).
+func RetryBackoff(d time.Duration) Option { return func(c *config) { c.retryBackoff = d } }
+
+// MetadataMaxAge sets the periodic metadata refresh interval (default 5m).
+func MetadataMaxAge(d time.Duration) Option { return func(c *config) { c.metadataMaxAge = d } }
+
+// UnknownTopicWait bounds how long records for a topic the cluster does not
+// know wait for it to appear before they fail with ErrUnknownTopic
+// (default 10s).
+func UnknownTopicWait(d time.Duration) Option { return func(c *config) { c.unknownTopicWait = d } }
+
+// WithPartitioner replaces the default partitioner (murmur2 for keyed
+// records, uniform sticky for unkeyed ones).
+func WithPartitioner(p Partitioner) Option { return func(c *config) { c.partitioner = p } }
+
+// WithLogger sets the logger (default: discard).
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithHooks sets the metrics hooks.
+func WithHooks(h Hooks) Option { return func(c *config) { c.hooks = h } }
+
+// OnDataLoss sets a callback for data-loss events: acknowledged records
+// that are no longer in a partition's log (for example after an unclean
+// leader election). It is called from the producer's event goroutine.
+func OnDataLoss(f func(DataLoss)) Option { return func(c *config) { c.onDataLoss = f } }
+
+// StopOnDataLoss makes a partition that lost acknowledged records fail all
+// its further records with ErrPartitionStopped instead of carrying on.
+func StopOnDataLoss() Option { return func(c *config) { c.stopOnDataLoss = true } }
+
+// WithTLS connects to brokers over TLS.
+func WithTLS(cfg *tls.Config) Option { return func(c *config) { c.tls = cfg } }
+
+// CompressionWorkers sets how many goroutines compress closed batches
+// (default GOMAXPROCS).
+func CompressionWorkers(n int) Option { return func(c *config) { c.workers = n } }
+
+func (c *config) validate() error {
+	bad := func(field, format string, args ...any) error {
+		return fmt.Errorf("%w: %s: %s", ErrInvalidConfig, field, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case len(c.brokers) == 0:
+		return bad("Brokers", "no brokers given")
+	case c.acks != AcksAll && c.acks != AcksLeader && c.acks != AcksNone:
+		return bad("Acks", "%d is not -1 (all), 0 or 1", c.acks)
+	case c.idempotent && c.acks != AcksAll:
+		return bad("Acks", "idempotence requires acks=all (-1), got %d", c.acks)
+	case c.maxInFlight < 1:
+		return bad("MaxInFlight", "%d is less than 1", c.maxInFlight)
+	case c.idempotent && c.maxInFlight > 5:
+		return bad("MaxInFlight", "idempotence allows at most 5, got %d", c.maxInFlight)
+	case !c.codec.Valid():
+		return bad("Compression", "unknown codec %d", int8(c.codec))
+	case c.linger < 0:
+		return bad("Linger", "negative duration %v", c.linger)
+	case c.batchBytes <= 0:
+		return bad("BatchBytes", "%d is not positive", c.batchBytes)
+	case c.maxRecordBytes <= 0:
+		return bad("MaxRecordBytes", "%d is not positive", c.maxRecordBytes)
+	case c.maxBufferedBytes <= 0 || c.maxBufferedRecs <= 0:
+		return bad("MaxBuffered", "records %d and bytes %d must be positive", c.maxBufferedRecs, c.maxBufferedBytes)
+	case c.maxBufferedBytes < int64(c.maxRecordBytes):
+		return bad("MaxBuffered", "%d bytes cannot hold one record of MaxRecordBytes %d", c.maxBufferedBytes, c.maxRecordBytes)
+	case c.deliveryTimeout <= 0:
+		return bad("DeliveryTimeout", "%v is not positive", c.deliveryTimeout)
+	case c.requestTimeout <= 0:
+		return bad("RequestTimeout", "%v is not positive", c.requestTimeout)
+	case c.dialTimeout <= 0:
+		return bad("DialTimeout", "%v is not positive", c.dialTimeout)
+	case c.retryBackoff < 0:
+		return bad("RetryBackoff", "negative duration %v", c.retryBackoff)
+	case c.metadataMaxAge <= 0:
+		return bad("MetadataMaxAge", "%v is not positive", c.metadataMaxAge)
+	case c.unknownTopicWait < 0:
+		return bad("UnknownTopicWait", "negative duration %v", c.unknownTopicWait)
+	case c.workers < 0:
+		return bad("CompressionWorkers", "%d is negative", c.workers)
+	}
+	if _, err := compress.NewCompressor(c.codec, c.level); err != nil {
+		return bad("Compression", "%v", err)
+	}
+	return nil
+}

@@ -1,0 +1,69 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/rollsafe/rollsafe/batching"
+	"github.com/rollsafe/rollsafe/idempotence"
+	"github.com/rollsafe/rollsafe/protocol"
+)
+
+// The errors a record's callback can receive. Test with errors.Is; an error
+// may match more than one (a delivery timeout of a batch never written is
+// both ErrDeliveryTimeout and ErrNotWritten).
+var (
+	// ErrNotWritten: the record is certainly not in the log; resending it
+	// cannot duplicate it.
+	ErrNotWritten = idempotence.ErrNotWritten
+	// ErrOutcomeUnknown: the record may or may not be in the log, and the
+	// producer could not find out (the log could not be read in time).
+	ErrOutcomeUnknown = idempotence.ErrOutcomeUnknown
+	// ErrDeliveryTimeout: the delivery timeout passed before the record
+	// was acknowledged.
+	ErrDeliveryTimeout = idempotence.ErrDeliveryTimeout
+	// ErrDataLoss: acknowledged records vanished from the log.
+	ErrDataLoss = idempotence.ErrDataLoss
+	// ErrPartitionStopped: the partition stopped after data loss
+	// (StopOnDataLoss).
+	ErrPartitionStopped = idempotence.ErrPartitionStopped
+	// ErrRecordTooLarge: the record exceeds MaxRecordBytes.
+	ErrRecordTooLarge = batching.ErrRecordTooLarge
+	// ErrBufferFull: TryProduce found no room in the buffer.
+	ErrBufferFull = batching.ErrBufferFull
+	// ErrUnknownTopic: the cluster did not know the topic within
+	// UnknownTopicWait.
+	ErrUnknownTopic = errors.New("client: unknown topic")
+	// ErrUnknownPartition: the record names a partition the topic lacks.
+	ErrUnknownPartition = errors.New("client: unknown partition")
+	// ErrAuthorization: the broker refused the producer access.
+	ErrAuthorization = errors.New("client: not authorized")
+	// ErrClosed: the producer was closed before the record was resolved.
+	ErrClosed = errors.New("client: producer closed")
+)
+
+// DataLoss reports acknowledged records that are no longer in a
+// partition's log: offsets From through To inclusive.
+type DataLoss struct {
+	Topic      string
+	Partition  int32
+	FromOffset int64
+	ToOffset   int64
+	Records    int64
+}
+
+func (d DataLoss) String() string {
+	return fmt.Sprintf("data loss on %s[%d]: offsets %d..%d (%d records)", d.Topic, d.Partition, d.FromOffset, d.ToOffset, d.Records)
+}
+
+// authError marks authorization failures from the broker.
+func authError(err error) error {
+	var ke *protocol.KafkaError
+	if errors.As(err, &ke) {
+		switch ke.Code {
+		case 29, 30, 31: // TOPIC_, GROUP_, CLUSTER_AUTHORIZATION_FAILED
+			return fmt.Errorf("%w: %w", ErrAuthorization, err)
+		}
+	}
+	return err
+}
