@@ -33,7 +33,7 @@ type Producer struct {
 	wg     sync.WaitGroup
 
 	closing atomic.Bool
-	pending atomic.Int64 // records accepted and not yet called back
+	pending atomic.Int64  // records accepted and not yet called back
 	idle    chan struct{} // signalled when pending drops to zero
 
 	calls *callbackQueue
