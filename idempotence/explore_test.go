@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -159,6 +160,12 @@ func TestRandomWalk(t *testing.T) {
 	if testing.Short() {
 		walks = 50
 	}
+	goroutines := runtime.NumGoroutine()
+	defer func() {
+		if n := runtime.NumGoroutine(); n > goroutines {
+			t.Errorf("goroutines: %d before, %d after (the package must start none)", goroutines, n)
+		}
+	}()
 	stats := map[string]int{}
 	defer func() { t.Logf("%v", stats) }()
 	for seed := uint64(1); seed <= uint64(walks); seed++ {

@@ -105,10 +105,13 @@ type TailBatch struct {
 
 // Tail is the result of reading a partition's log, answering a ReadTail
 // event: every batch header from the requested offset up to HighWatermark.
-// The caller should read up to the leader's log end offset as it stood when
-// the read began (wait for the high watermark to reach it), so that a batch
-// appended but not yet replicated is not mistaken for a missing one. Err,
-// when set, means the log could not be read.
+// Batches must be complete from the requested offset to HighWatermark (a
+// read cut short would make present batches look absent, and they would be
+// written again): page through the fetch until the high watermark. The
+// caller should read up to the leader's log end offset as it stood when the
+// read began (wait for the high watermark to reach it), so that a batch
+// appended but not yet replicated is not mistaken for a missing one. Control
+// batches may be left out. Err, when set, means the log could not be read.
 type Tail struct {
 	Batches        []TailBatch
 	LogStartOffset int64
