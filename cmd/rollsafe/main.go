@@ -29,7 +29,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "sim":
 		return runSim(ctx, args[1:], stdout, stderr)
-	case "demo", "produce":
+	case "produce":
+		return runProduce(ctx, args[1:], os.Stdin, stdout, stderr)
+	case "demo":
 		fmt.Fprintf(stderr, "rollsafe %s: not implemented yet\n", args[0])
 		return 2
 	}
