@@ -37,6 +37,7 @@ type partition struct {
 	leaderEpoch int32
 
 	inFlight int
+	drainOld bool      // the leader moved with batches in flight to the old one
 	cautious bool      // after an error: one in flight until a success
 	needBump bool      // drain, then resend every unfinished batch from 0 under a fresh epoch
 	needRead bool      // drain, then read the tail before anything else

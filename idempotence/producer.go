@@ -118,8 +118,14 @@ func (pr *Producer) Enqueue(tp TopicPartition, id BatchID, records int32, deadli
 
 // LeaderChanged records the partition's leader. After RefreshMetadata it must
 // be called (even with an unchanged leader) before the partition resends.
+// When the leader moves while batches are in flight to the old one, the
+// partition sends nothing more until they are answered: batches of one
+// partition are never in flight to two leaders at once.
 func (pr *Producer) LeaderChanged(tp TopicPartition, broker int32, leaderEpoch int32) {
 	p := pr.part(tp)
+	if p.hasLeader && p.inFlight > 0 && (p.leader != broker || p.leaderEpoch != leaderEpoch) {
+		p.drainOld = true
+	}
 	p.hasLeader, p.leader, p.leaderEpoch = true, broker, leaderEpoch
 	pr.wake(p)
 	pr.settle(p)

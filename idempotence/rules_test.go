@@ -413,6 +413,27 @@ func TestRuleOutcomes(t *testing.T) {
 	})
 }
 
+func TestRuleLeaderMoveWithBatchesInFlight(t *testing.T) {
+	r := newRig(t, Config{})
+	r.enqueue(tp0, 1, 1, 2, 3)
+	r.sendsAre(r.send(tp0), "1@3/0", "2@3/1", "3@3/2")
+	r.pr.LeaderChanged(tp0, 4, 8) // metadata moved the leader, no error seen yet
+	r.enqueue(tp0, 1, 4)
+	r.sendsAre(r.send(tp0)) // not while 1..3 are in flight to broker 1
+	r.ok(tp0, 1, 0)
+	r.sendsAre(r.send(tp0))
+	r.ok(tp0, 2, 1)
+	r.ok(tp0, 3, 2)
+	s := r.send(tp0)
+	r.sendsAre(s, "4@3/3")
+	r.is(s[0].Broker == 4 && s[0].LeaderEpoch == 8, "sent to %+v", s[0])
+	// Same leader again: no pause.
+	r.pr.LeaderChanged(tp0, 4, 8)
+	r.enqueue(tp0, 1, 5)
+	r.ok(tp0, 4, 3)
+	r.sendsAre(r.send(tp0), "5@3/4")
+}
+
 func TestRuleNewProducerIDGoesAlone(t *testing.T) {
 	pr := New(Config{})
 	now := time.Unix(1, 0)

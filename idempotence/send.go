@@ -20,6 +20,12 @@ func (pr *Producer) Sendable(tp TopicPartition, now time.Time) []Send {
 		p.needRead || p.reading || p.needBump { // needBump also covers a pending Split
 		return nil
 	}
+	if p.drainOld {
+		if p.inFlight > 0 {
+			return nil
+		}
+		p.drainOld = false
+	}
 	behind := !pr.hasID || p.pid != pr.pid || p.epoch != pr.epoch
 	var out []Send
 	numbered := p.numbered()
