@@ -54,6 +54,7 @@ func (w *world) clone() *world {
 	c.lastEpoch = maps.Clone(w.lastEpoch)
 	c.errSince = maps.Clone(w.errSince)
 	c.lastDeliv = maps.Clone(w.lastDeliv)
+	c.leaderEpoch = maps.Clone(w.leaderEpoch)
 	c.trace = slices.Clone(w.trace)
 	return &c
 }
@@ -211,6 +212,8 @@ func TestRandomWalk(t *testing.T) {
 					f = fFatal
 				case x == 2:
 					f = fTooLarge
+				case x == 3:
+					f = fMove
 				}
 				faults--
 			}
@@ -220,7 +223,7 @@ func TestRandomWalk(t *testing.T) {
 			t.Fatalf("seed %d: walk did not finish", seed)
 		}
 		for _, line := range w.trace {
-			for _, k := range []string{"read tail", "bumped", "new producer id", "failed", "delivered", "send", "deadline", "unknown-processed", "restart", "code 45", "code 47", "truncated", "data loss", "split", "fatal"} {
+			for _, k := range []string{"read tail", "bumped", "new producer id", "failed", "delivered", "send", "deadline", "unknown-processed", "restart", "code 45", "code 47", "truncated", "data loss", "split", "fatal", "leader-move"} {
 				if strings.Contains(line, k) {
 					stats[k]++
 				}

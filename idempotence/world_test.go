@@ -28,9 +28,10 @@ const (
 	fTruncate // unclean leader election drops the last batch, then answers (random walk only)
 	fFatal    // TOPIC_AUTHORIZATION_FAILED, not processed (random walk only)
 	fTooLarge // MESSAGE_TOO_LARGE, not processed (random walk only)
+	fMove     // a clean leader move announced by metadata, then answers (random walk only)
 )
 
-var faultNames = [...]string{"ok", "not-appended", "unknown-processed", "unknown-dropped", "head-ooo", "unknown-pid", "stale-epoch", "timed-out", "restart", "", "truncate", "fatal", "too-large"}
+var faultNames = [...]string{"ok", "not-appended", "unknown-processed", "unknown-dropped", "head-ooo", "unknown-pid", "stale-epoch", "timed-out", "restart", "", "truncate", "fatal", "too-large", "leader-move"}
 
 func (f fault) String() string { return faultNames[f] }
 
@@ -75,17 +76,18 @@ type world struct {
 	wb     map[BatchID]*wbatch
 	ids    []BatchID // in enqueue order
 
-	nextSeq    map[numbering]int32 // fresh numbering expected next, keyed by (pid, epoch) per tp below
-	seqKey     map[TopicPartition]map[numbering]int32
-	lastEpoch  map[epochKey]int16      // highest epoch used per tp and pid
-	errSince   map[TopicPartition]bool // an error answer since the last success
-	lastDeliv  map[TopicPartition]float64
-	nextPID    int64
-	tailErrs   int // tail reads to fail
-	sawTailErr bool
-	sawFatal   bool
-	nextID     BatchID
-	trace      []string
+	nextSeq     map[numbering]int32 // fresh numbering expected next, keyed by (pid, epoch) per tp below
+	seqKey      map[TopicPartition]map[numbering]int32
+	lastEpoch   map[epochKey]int16      // highest epoch used per tp and pid
+	errSince    map[TopicPartition]bool // an error answer since the last success
+	lastDeliv   map[TopicPartition]float64
+	nextPID     int64
+	tailErrs    int // tail reads to fail
+	sawTailErr  bool
+	sawFatal    bool
+	leaderEpoch map[TopicPartition]int32
+	nextID      BatchID
+	trace       []string
 }
 
 func newWorld(fatalf func(string, ...any), cfg Config, epochPerPID bool, perTP []int, startEpoch int16) *world {
@@ -94,7 +96,7 @@ func newWorld(fatalf func(string, ...any), cfg Config, epochPerPID bool, perTP [
 		net: map[TopicPartition][]req{}, wb: map[BatchID]*wbatch{},
 		seqKey: map[TopicPartition]map[numbering]int32{}, lastEpoch: map[epochKey]int16{},
 		errSince:  map[TopicPartition]bool{},
-		lastDeliv: map[TopicPartition]float64{}, nextPID: 8, nextID: 10000,
+		lastDeliv: map[TopicPartition]float64{}, nextPID: 8, nextID: 10000, leaderEpoch: map[TopicPartition]int32{},
 	}
 	w.pr.SetIdentity(7, startEpoch)
 	id := BatchID(1)
@@ -147,6 +149,10 @@ func (w *world) step(i int, f fault) {
 	if f == fRestart {
 		w.m.restart(tp)
 	}
+	if f == fMove {
+		w.leaderEpoch[tp]++
+		w.pr.LeaderChanged(tp, 1+w.leaderEpoch[tp]%3, w.leaderEpoch[tp])
+	}
 	if f == fTruncate {
 		if id, ok := w.m.truncate(tp); ok {
 			w.wb[id].truncated = true
@@ -154,7 +160,7 @@ func (w *world) step(i int, f fault) {
 		}
 	}
 	switch f {
-	case fOK, fUnknownProcessed, fTimedOut, fRestart, fTruncate:
+	case fOK, fUnknownProcessed, fTimedOut, fRestart, fTruncate, fMove:
 		code, base := w.m.produce(tp, r.send, b.records)
 		resp = Response{Code: code, BaseOffset: base, LogStartOffset: 0}
 		if code == CodeNone {
@@ -311,7 +317,7 @@ func (w *world) event(e Event) {
 		}
 		w.pr.TailRead(e.TP, w.m.tail(e.TP, e.FromOffset))
 	case RefreshMetadata:
-		w.pr.LeaderChanged(e.TP, 1, 0)
+		w.pr.LeaderChanged(e.TP, 1+w.leaderEpoch[e.TP]%3, w.leaderEpoch[e.TP])
 	case NeedProducerID:
 		w.logf("new producer id %d", w.nextPID)
 		w.pr.SetIdentity(w.nextPID, 0)
@@ -400,6 +406,11 @@ func (w *world) sent(tp TopicPartition, s Send) {
 		}
 		seqs[k] = addSeq(s.BaseSequence, b.records)
 		b.num, b.numbered, b.mayRenum = n, true, false
+	}
+	for _, r := range w.net[tp] {
+		if r.send.Broker != s.Broker || r.send.LeaderEpoch != s.LeaderEpoch {
+			w.fail("batch %d sent to %d/%d while %d is in flight to %d/%d", s.ID, s.Broker, s.LeaderEpoch, r.send.ID, r.send.Broker, r.send.LeaderEpoch)
+		}
 	}
 	w.net[tp] = append(w.net[tp], req{send: s})
 }
