@@ -6,8 +6,9 @@ import "time"
 // header it must carry and the broker it goes to, and marks them in flight.
 // The caller must write them in this order on one connection. It returns
 // nothing while the partition holds: no identity or leader yet, backing off,
-// one batch already in flight after an error, draining for a tail read or an
-// epoch change, or waiting for a Split.
+// one batch already in flight after an error, batches still in flight to a
+// previous leader, draining for a tail read or an epoch change, or waiting
+// for a Split.
 func (pr *Producer) Sendable(tp TopicPartition, now time.Time) []Send {
 	p := pr.parts[tp]
 	if p == nil {
