@@ -103,7 +103,7 @@ func (p *Producer) handleEventLocked(ev idempotence.Event) {
 			return
 		}
 		delete(p.batches, e.ID)
-		p.failBatchLocked(bs, authError(e.Err))
+		p.failBatchLocked(bs, brokerError(e.Err))
 	case idempotence.ReadTail:
 		p.hooks.TailRead(e.TP.Topic, e.TP.Partition, e.FromOffset)
 		p.startTailReadLocked(e.TP, e.FromOffset)

@@ -56,12 +56,24 @@ func (d DataLoss) String() string {
 	return fmt.Sprintf("data loss on %s[%d]: offsets %d..%d (%d records)", d.Topic, d.Partition, d.FromOffset, d.ToOffset, d.Records)
 }
 
+// brokerError turns a failure from the idempotence machine into the error
+// the user sees: a Kafka error code is joined with its protocol error (so
+// errors.Is works with protocol.ErrTopicAuthorizationFailed and the like),
+// and authorization failures also match ErrAuthorization.
+func brokerError(err error) error {
+	var ce *idempotence.CodeError
+	if errors.As(err, &ce) {
+		err = fmt.Errorf("%w: %w", protocol.ErrorForCode(ce.Code), err)
+	}
+	return authError(err)
+}
+
 // authError marks authorization failures from the broker.
 func authError(err error) error {
 	var ke *protocol.KafkaError
 	if errors.As(err, &ke) {
 		switch ke.Code {
-		case 29, 30, 31: // TOPIC_, GROUP_, CLUSTER_AUTHORIZATION_FAILED
+		case 29, 30, 31, 53: // TOPIC_, GROUP_, CLUSTER_, TRANSACTIONAL_ID_AUTHORIZATION_FAILED
 			return fmt.Errorf("%w: %w", ErrAuthorization, err)
 		}
 	}
