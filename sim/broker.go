@@ -89,10 +89,11 @@ func (b *broker) acceptLoop(ln net.Listener, ctx context.Context) {
 type action int
 
 const (
-	actRespond    action = iota
-	actNoResponse        // acks=0
-	actDrop              // fault: the response is never sent
-	actClose             // fault or broker stop: the connection is closed
+	actRespond      action = iota
+	actNoResponse          // acks=0
+	actDrop                // fault: the response is never sent
+	actClose               // fault or broker stop: the connection is closed
+	actRespondClose        // the response is sent, then the connection closed (SASL failures)
 )
 
 func (a action) String() string {
@@ -103,6 +104,8 @@ func (a action) String() string {
 		return "no response (acks=0)"
 	case actDrop:
 		return "dropped"
+	case actRespondClose:
+		return "sent, connection closed"
 	}
 	return "connection closed"
 }
@@ -121,9 +124,14 @@ func (b *broker) serveConn(ctx context.Context, nc net.Conn, connID uint64) {
 		delete(b.conns, nc)
 		b.c.mu.Unlock()
 	}()
+	conn, ok := b.secureConn(ctx, nc, connID)
+	if !ok {
+		return
+	}
+	auth := b.newSASLConn(connID)
 	var out []byte
 	for {
-		frame, err := readFrame(nc)
+		frame, err := readFrame(conn)
 		if err != nil {
 			return
 		}
@@ -132,7 +140,13 @@ func (b *broker) serveConn(ctx context.Context, nc net.Conn, connID uint64) {
 		var oc outcome
 		switch {
 		case err == nil:
-			oc = b.handle(ctx, h, req)
+			handled := false
+			if auth != nil {
+				oc, handled = auth.gate(req)
+			}
+			if !handled {
+				oc = b.handle(ctx, h, req)
+			}
 		case h.key == 18 && errors.Is(err, ErrUnsupportedRequest):
 			// KIP-511: answer an unknown ApiVersions version with v0
 			// and the versions served.
@@ -147,10 +161,11 @@ func (b *broker) serveConn(ctx context.Context, nc net.Conn, connID uint64) {
 		if ctx.Err() != nil {
 			oc.act = actClose
 		}
+		recReq, recResp := redactSASL(req, oc.resp)
 		b.c.rec.exchange(Exchange{
 			Start: start, End: time.Now(), Broker: b.id, Conn: connID, ClientID: deref(h.clientID),
 			Key: h.key, Version: h.version, Correlation: h.correlation,
-			Request: req, Response: oc.resp, Outcome: oc.act.String(),
+			Request: recReq, Response: recResp, Outcome: oc.act.String(),
 		})
 		switch oc.act {
 		case actNoResponse, actDrop:
@@ -162,7 +177,7 @@ func (b *broker) serveConn(ctx context.Context, nc net.Conn, connID uint64) {
 			return
 		}
 		out = appendResponse(out[:0], h.correlation, oc.resp)
-		if _, err := nc.Write(out); err != nil {
+		if _, err := conn.Write(out); err != nil || oc.act == actRespondClose {
 			return
 		}
 	}
@@ -212,6 +227,9 @@ func (b *broker) handle(ctx context.Context, h reqHeader, req kmsg.Request) outc
 		return outcome{resp: b.findCoordinator(r)}
 	case *kmsg.OffsetForLeaderEpochRequest:
 		return outcome{resp: b.offsetForLeaderEpoch(r)}
+	case *kmsg.SASLHandshakeRequest, *kmsg.SASLAuthenticateRequest:
+		// Reached only without SASL (else the connection's gate answers).
+		return outcome{resp: illegalSASLState(r)}
 	}
 	return outcome{act: actClose}
 }

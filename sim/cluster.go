@@ -21,6 +21,7 @@ type Cluster struct {
 	log       *slog.Logger
 	rec       *Recorder
 	clusterID string
+	auth      *authenticator // nil: no SASL
 
 	mu       sync.Mutex
 	changed  chan struct{} // closed and replaced whenever state changes
@@ -76,6 +77,10 @@ func NewCluster(opts ...Option) (*Cluster, error) {
 	if err != nil || basePort < 0 || basePort+cfg.brokers > 65536 {
 		return nil, fmt.Errorf("%w: listen port %q", ErrBadConfig, portStr)
 	}
+	auth, err := newAuthenticator(cfg.sec)
+	if err != nil {
+		return nil, err
+	}
 	rng := rand.New(rand.NewPCG(uint64(cfg.seed), 0x5157))
 	logger := cfg.logger
 	if logger == nil {
@@ -86,6 +91,7 @@ func NewCluster(opts ...Option) (*Cluster, error) {
 		log:       logger,
 		rec:       newRecorder(cfg.recorderLimit),
 		clusterID: fmt.Sprintf("sim-%016x", rng.Uint64()),
+		auth:      auth,
 		changed:   make(chan struct{}),
 		closeCh:   make(chan struct{}),
 		topics:    map[string]*topic{},

@@ -29,6 +29,7 @@ type config struct {
 	recorderLimit      int
 	maxBatchBytes      int
 	maxDecompressed    int
+	sec                secConfig // TLS, SASL, SessionLifetime
 }
 
 func defaultConfig() config {

@@ -20,7 +20,7 @@ type Exchange struct {
 	Correlation int32
 	Request     kmsg.Request
 	Response    kmsg.Response // nil when none was built
-	Outcome     string        // "sent", "dropped", "connection closed", "no response (acks=0)"
+	Outcome     string        // "sent", "dropped", "connection closed", "no response (acks=0)", "sent, connection closed"
 }
 
 // ProduceRecord is one partition batch of one produce request, as decided.

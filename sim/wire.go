@@ -20,9 +20,11 @@ var apiVersions = []kmsg.ApiVersionsResponseApiKey{
 	{ApiKey: 2, MinVersion: 1, MaxVersion: 10}, // ListOffsets
 	{ApiKey: 3, MinVersion: 0, MaxVersion: 12}, // Metadata
 	{ApiKey: 10, MinVersion: 0, MaxVersion: 6}, // FindCoordinator
+	{ApiKey: 17, MinVersion: 1, MaxVersion: 1}, // SaslHandshake
 	{ApiKey: 18, MinVersion: 0, MaxVersion: 4}, // ApiVersions
 	{ApiKey: 22, MinVersion: 0, MaxVersion: 5}, // InitProducerId
 	{ApiKey: 23, MinVersion: 0, MaxVersion: 4}, // OffsetForLeaderEpoch
+	{ApiKey: 36, MinVersion: 0, MaxVersion: 2}, // SaslAuthenticate
 }
 
 func versionRange(key int16) (lo, hi int16, ok bool) {

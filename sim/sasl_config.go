@@ -1,0 +1,148 @@
+package sim
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/tls"
+	"fmt"
+	"time"
+)
+
+// SASL mechanisms the simulator serves, as named in SaslHandshake.
+const (
+	MechPlain       = "PLAIN"
+	MechScramSHA256 = "SCRAM-SHA-256"
+	MechScramSHA512 = "SCRAM-SHA-512"
+)
+
+// scramIterations is the iteration count every SCRAM credential is salted
+// with (Kafka's minimum and kafka-configs' default).
+const scramIterations = 4096
+
+// secConfig is the listener security configured with TLS, SASL and
+// SessionLifetime.
+type secConfig struct {
+	tls      *tls.Config
+	users    []saslUser
+	lifetime time.Duration
+	now      func() time.Time // the clock sessions expire by; tests replace it
+}
+
+type saslUser struct {
+	mech, user, password string
+}
+
+// SASL requires every connection to authenticate with SASL before any
+// request other than ApiVersions and SaslHandshake, and adds a user for
+// mech (MechPlain, MechScramSHA256 or MechScramSHA512). It is repeatable:
+// the mechanisms enabled are those given, each with its own users. SCRAM
+// credentials are salted with a random salt and 4096 iterations; the
+// password is not kept. Passwords are used as given (no SASLprep).
+func SASL(mech, user, password string) Option {
+	return func(c *config) {
+		c.sec.users = append(c.sec.users, saslUser{mech: mech, user: user, password: password})
+	}
+}
+
+// SessionLifetime sets the SASL session lifetime (KIP-368, Kafka's
+// connections.max.reauth.ms): SaslAuthenticate v1+ answers it in
+// SessionLifetimeMillis, and once it has passed the broker closes the
+// connection on its next request unless the client re-authenticated on it
+// (a new SaslHandshake and SaslAuthenticate, same mechanism and user)
+// before. Like Kafka, the lifetime is enforced on v0 clients too. Zero
+// (the default) means sessions never expire and re-authentication is
+// refused. It needs SASL.
+func SessionLifetime(d time.Duration) Option {
+	return func(c *config) { c.sec.lifetime = d }
+}
+
+// authenticator holds the credentials of every enabled mechanism.
+type authenticator struct {
+	mechs    []string                 // enabled, in the order first given
+	plain    map[string][32]byte      // user -> SHA-256 of the password
+	scram    map[string]*scramBackend // mechanism -> credentials
+	lifetime time.Duration
+	now      func() time.Time
+}
+
+// newAuthenticator checks sec and derives the credentials; it returns nil
+// when SASL is off. Its errors never include user names or passwords.
+func newAuthenticator(sec secConfig) (*authenticator, error) {
+	if err := validateTLS(sec.tls); err != nil {
+		return nil, err
+	}
+	if sec.lifetime < 0 || (sec.lifetime > 0 && sec.lifetime < time.Millisecond) {
+		return nil, fmt.Errorf("%w: SASL session lifetime %s", ErrBadConfig, sec.lifetime)
+	}
+	if len(sec.users) == 0 {
+		if sec.lifetime > 0 {
+			return nil, fmt.Errorf("%w: a SASL session lifetime without SASL users", ErrBadConfig)
+		}
+		return nil, nil
+	}
+	a := &authenticator{
+		plain:    map[string][32]byte{},
+		scram:    map[string]*scramBackend{},
+		lifetime: sec.lifetime,
+		now:      sec.now,
+	}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	for i, u := range sec.users {
+		if u.user == "" {
+			return nil, fmt.Errorf("%w: SASL user %d (%s) has an empty name", ErrBadConfig, i+1, u.mech)
+		}
+		switch u.mech {
+		case MechPlain:
+			if _, dup := a.plain[u.user]; dup {
+				return nil, fmt.Errorf("%w: SASL user %d (%s) given twice", ErrBadConfig, i+1, u.mech)
+			}
+			a.plain[u.user] = sha256.Sum256([]byte(u.password))
+		case MechScramSHA256, MechScramSHA512:
+			sb := a.scram[u.mech]
+			if sb == nil {
+				sb = newScramBackend(u.mech)
+				a.scram[u.mech] = sb
+			}
+			if _, dup := sb.users[u.user]; dup {
+				return nil, fmt.Errorf("%w: SASL user %d (%s) given twice", ErrBadConfig, i+1, u.mech)
+			}
+			salt := make([]byte, 16)
+			if _, err := rand.Read(salt); err != nil {
+				return nil, fmt.Errorf("sim: SCRAM salt: %w", err)
+			}
+			cred, err := sb.derive(u.password, salt, scramIterations)
+			if err != nil {
+				return nil, fmt.Errorf("sim: SCRAM credential for user %d (%s): %w", i+1, u.mech, err)
+			}
+			sb.users[u.user] = cred
+		default:
+			return nil, fmt.Errorf("%w: SASL mechanism %q (want %s, %s or %s)", ErrBadConfig, u.mech, MechPlain, MechScramSHA256, MechScramSHA512)
+		}
+		if !a.enabled(u.mech) {
+			a.mechs = append(a.mechs, u.mech)
+		}
+	}
+	return a, nil
+}
+
+func (a *authenticator) enabled(mech string) bool {
+	for _, m := range a.mechs {
+		if m == mech {
+			return true
+		}
+	}
+	return false
+}
+
+// newExchange starts the server side of one authentication.
+func (a *authenticator) newExchange(mech string) (saslExchange, error) {
+	switch mech {
+	case MechPlain:
+		return &plainExchange{users: a.plain}, nil
+	case MechScramSHA256, MechScramSHA512:
+		return &scramExchange{b: a.scram[mech]}, nil
+	}
+	return nil, fmt.Errorf("mechanism %q not enabled", mech)
+}
