@@ -90,8 +90,14 @@ func (pr *Producer) Response(tp TopicPartition, id BatchID, r Response, now time
 	pr.settle(p)
 }
 
-// ack records that b is in the log.
+// ack records that b is in the log. A batch placed at or below the end of
+// a batch acknowledged before it means the log was truncated under us (an
+// unclean leader election, a replica that lost its disk): the partition
+// reads its tail to find which acknowledged records are gone.
 func (pr *Producer) ack(p *partition, b *batch, base int64) {
+	if n := len(p.history); base >= 0 && n > 0 && base <= p.history[n-1].end() {
+		p.cautious, p.needRead = true, true
+	}
 	p.acked(b, base)
 	if p.cautious && !p.needBump && !p.needRead {
 		clean := true

@@ -277,6 +277,26 @@ func TestRuleDataLoss(t *testing.T) {
 			r.later()
 			r.sendsAre(r.send(tp0), "3@4/0")
 		}},
+		{name: "an offset below an acknowledged one reveals a truncation", run: func(r *rig) {
+			r.enqueue(tp0, 2, 1, 2, 3)
+			r.sendsAre(r.send(tp0), "1@3/0", "2@3/2", "3@3/4")
+			r.ok(tp0, 1, 10)
+			r.ok(tp0, 2, 12)
+			// A new leader without the last two records (and without our
+			// producer state) appends batch 3 where batch 2 stood.
+			r.ok(tp0, 3, 12)
+			ev := r.take()
+			r.delivered(ev, "1@10", "2@12", "3@12")
+			rt := find[ReadTail](ev)
+			r.is(len(rt) == 1 && rt[0].FromOffset == 12, "read tail %v", ev)
+			r.pr.TailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 14, Batches: []TailBatch{
+				{BaseOffset: 12, ProducerID: 1000, Epoch: 3, BaseSequence: 4, Records: 2}}})
+			dl := find[DataLoss](r.take())
+			r.is(len(dl) == 1 && dl[0] == DataLoss{TP: tp0, FromOffset: 12, ToOffset: 13, Records: 2}, "data loss %v", dl)
+			r.later()
+			r.enqueue(tp0, 1, 4)
+			r.sendsAre(r.send(tp0), "4@4/0")
+		}},
 		{name: "StopOnDataLoss stops the partition only", cfg: Config{StopOnDataLoss: true}, run: func(r *rig) {
 			ev := lose(r)
 			r.failed(ev, 3, ErrPartitionStopped, ErrDataLoss, ErrNotWritten)
