@@ -68,7 +68,7 @@ func defaultConfig() config {
 		deliveryTimeout:  2 * time.Minute,
 		requestTimeout:   30 * time.Second,
 		dialTimeout:      10 * time.Second,
-		retryBackoff:     20 * time.Millisecond,
+		retryBackoff:     10 * time.Millisecond,
 		metadataMaxAge:   5 * time.Minute,
 		unknownTopicWait: 10 * time.Second,
 		tailFetchBytes:   8 << 20,
@@ -131,7 +131,7 @@ func RequestTimeout(d time.Duration) Option { return func(c *config) { c.request
 func DialTimeout(d time.Duration) Option { return func(c *config) { c.dialTimeout = d } }
 
 // RetryBackoff sets the pause before a partition retries after an error
-// (default 20ms).
+// (default 10ms).
 func RetryBackoff(d time.Duration) Option { return func(c *config) { c.retryBackoff = d } }
 
 // MetadataMaxAge sets the periodic metadata refresh interval (default 5m).
