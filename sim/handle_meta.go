@@ -113,7 +113,7 @@ func (b *broker) initProducerID(r *kmsg.InitProducerIDRequest) kmsg.Response {
 	resp.ProducerID = c.nextPID
 	c.nextPID++
 	c.mu.Unlock()
-	resp.ProducerEpoch = 0
+	resp.ProducerEpoch = c.cfg.initEpoch
 	return resp
 }
 

@@ -29,6 +29,7 @@ type config struct {
 	recorderLimit      int
 	maxBatchBytes      int
 	maxDecompressed    int
+	initEpoch          int16     // ProducerEpochStart
 	sec                secConfig // TLS, SASL, SessionLifetime
 }
 
