@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rollsafe/rollsafe/compress"
+	"github.com/rollsafe/rollsafe/protocol"
 )
 
 // ErrInvalidConfig is wrapped by every configuration error; the message
@@ -48,6 +50,7 @@ type config struct {
 	onDataLoss       func(DataLoss)
 	stopOnDataLoss   bool
 	tls              *tls.Config
+	auth             func(ctx context.Context, c *protocol.Conn) error // SASL, run on every new connection
 	tailFetchBytes   int32
 	workers          int
 }

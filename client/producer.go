@@ -110,6 +110,7 @@ func NewProducer(opts ...Option) (*Producer, error) {
 		TLS:            cfg.tls,
 		MaxInFlight:    connInFlight,
 		RequestTimeout: cfg.requestTimeout + 5*time.Second,
+		Authenticate:   cfg.auth,
 		Logger:         cfg.logger,
 	}
 	p.meta = protocol.NewMetadata(cfg.brokers, protocol.MetadataConfig{
