@@ -1,0 +1,113 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"time"
+
+	"github.com/rollsafe/rollsafe/client"
+	"github.com/rollsafe/rollsafe/compress"
+	"github.com/rollsafe/rollsafe/sim"
+)
+
+// exampleCluster starts an in-process cluster for the examples.
+func exampleCluster() *sim.Cluster {
+	c, err := sim.NewCluster(sim.Brokers(3), sim.Topic("orders", 3, 3))
+	if err != nil {
+		log.Fatal(err)
+	}
+	return c
+}
+
+func Example() {
+	c := exampleCluster()
+	defer c.Close()
+
+	p, err := client.NewProducer(client.Brokers(c.Addrs()...))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer p.Close(context.Background())
+
+	ctx := context.Background()
+	p.Produce(ctx, &client.Record{Topic: "orders", Key: []byte("customer-7"), Value: []byte(`{"total":42}`)},
+		func(r *client.Record, err error) {
+			if err != nil {
+				log.Printf("not delivered: %v", err)
+				return
+			}
+			fmt.Printf("delivered to partition %d\n", r.Partition)
+		})
+	if err := p.Flush(ctx); err != nil {
+		log.Fatal(err)
+	}
+	// Output: delivered to partition 1
+}
+
+func ExampleProducer_ProduceSync() {
+	c := exampleCluster()
+	defer c.Close()
+	p, err := client.NewProducer(client.Brokers(c.Addrs()...), client.Compression(compress.Zstd, compress.DefaultLevel))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer p.Close(context.Background())
+
+	results := p.ProduceSync(context.Background(),
+		&client.Record{Topic: "orders", Partition: 0, HasPartition: true, Value: []byte("first")},
+		&client.Record{Topic: "orders", Partition: 0, HasPartition: true, Value: []byte("second")},
+	)
+	if err := results.FirstErr(); err != nil {
+		log.Fatal(err)
+	}
+	for _, r := range results {
+		fmt.Printf("%s at %d/%d\n", r.Record.Value, r.Record.Partition, r.Record.Offset)
+	}
+	// Output:
+	// first at 0/0
+	// second at 0/1
+}
+
+func ExampleProducer_Close() {
+	c := exampleCluster()
+	defer c.Close()
+	p, err := client.NewProducer(client.Brokers(c.Addrs()...), client.Linger(50*time.Millisecond))
+	if err != nil {
+		log.Fatal(err)
+	}
+	p.Produce(context.Background(), &client.Record{Topic: "orders", Value: []byte("buffered")}, nil)
+	// Close sends what is buffered and waits for it, up to the context's
+	// deadline; records still unresolved then fail with ErrClosed.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	fmt.Println(p.Close(ctx))
+	// Output: <nil>
+}
+
+func ExampleNewProducer_validation() {
+	_, err := client.NewProducer(client.Brokers("127.0.0.1:9092"), client.MaxInFlight(10))
+	fmt.Println(errors.Is(err, client.ErrInvalidConfig))
+	fmt.Println(err)
+	// Output:
+	// true
+	// client: invalid config: MaxInFlight: idempotence allows at most 5, got 10
+}
+
+func ExampleOnDataLoss() {
+	c := exampleCluster()
+	defer c.Close()
+	p, err := client.NewProducer(client.Brokers(c.Addrs()...),
+		client.OnDataLoss(func(d client.DataLoss) {
+			// Acknowledged records vanished from the log (for example after
+			// an unclean leader election). The producer carries on.
+			log.Printf("ALERT: %v", d)
+		}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	fmt.Println(p.ProduceSync(context.Background(), &client.Record{Topic: "orders", Value: []byte("x")}).FirstErr())
+	// Output: <nil>
+}
