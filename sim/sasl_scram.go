@@ -133,8 +133,10 @@ func (s *scramExchange) clientFirst(msg string) ([]byte, bool, error) {
 	if !validNonce(cnonce) {
 		return s.fail("malformed client nonce")
 	}
+	// Extensions (Kafka's "tokenauth=true" among them) are accepted
+	// and ignored.
 	for _, ext := range attrs[2:] {
-		if len(ext) < 2 || ext[1] != '=' {
+		if k, _, ok := strings.Cut(ext, "="); !ok || k == "" {
 			return s.fail("malformed extension")
 		}
 	}
