@@ -24,6 +24,19 @@
 // SetFollowerLag and PauseReplication. The Recorder keeps every exchange and
 // every produced partition batch for assertions and for Dump.
 //
+// Security: TLS(cfg) serves TLS on every listener (NewTestCA makes a CA
+// and a certificate for 127.0.0.1/localhost in tests). SASL(mech, user,
+// password) enables SASL PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (RFC
+// 5802/7677) with its users: SaslHandshake v1, then SaslAuthenticate
+// v0-v2. Before authentication only ApiVersions and SaslHandshake are
+// served and anything else closes the connection; an unknown mechanism is
+// answered UNSUPPORTED_SASL_MECHANISM with the enabled ones, a failed
+// authentication SASL_AUTHENTICATION_FAILED, and both then close the
+// connection. SessionLifetime(d) is KIP-368: the lifetime is announced in
+// SaslAuthenticate v1+, and once it passed the next request closes the
+// connection unless the client re-authenticated on it. User names and
+// passwords never reach logs, errors or the Recorder.
+//
 // Not simulated: transactions, consumer groups, fetch sessions (every fetch
 // is a full fetch), retention, topic ids in Produce/Fetch v13+.
 package sim
