@@ -49,3 +49,19 @@ func TestProducerEpochStartDefaultAndNegative(t *testing.T) {
 		}
 	}
 }
+
+func TestReplicas(t *testing.T) {
+	c := newTestCluster(t, Brokers(3), Topic("t", 3, 2))
+	for p := int32(0); p < 3; p++ {
+		rs, err := c.Replicas("t", p)
+		if err != nil || len(rs) != 2 || rs[0] == rs[1] {
+			t.Fatalf("replicas of t/%d: %v, %v", p, rs, err)
+		}
+		if leader, _ := c.Leader("t", p); leader != rs[0] {
+			t.Fatalf("t/%d led by %d, first replica %d", p, leader, rs[0])
+		}
+	}
+	if _, err := c.Replicas("t", 3); err == nil {
+		t.Fatal("no error for an unknown partition")
+	}
+}
