@@ -141,6 +141,25 @@ func (p *partition) acked(b *batch, base int64) {
 	}
 }
 
+// ackedBefore returns the last offset of the nearest batch before b in the
+// partition's order whose offset is known: an acknowledged batch still
+// listed, or else the last delivered one.
+func (p *partition) ackedBefore(b *batch) (int64, bool) {
+	last, ok := int64(-1), false
+	if p.hasAnchor {
+		last, ok = p.anchor.end(), true
+	}
+	for _, x := range p.batches {
+		if x == b {
+			break
+		}
+		if x.st == stAcked && x.offset >= 0 {
+			last, ok = x.offset+int64(x.records)-1, true
+		}
+	}
+	return last, ok
+}
+
 // renumberAll clears the numbering of every unfinished batch; they are
 // numbered again, in order, when next sent. Only called when none of them
 // can be in the log.

@@ -91,11 +91,14 @@ func (pr *Producer) Response(tp TopicPartition, id BatchID, r Response, now time
 }
 
 // ack records that b is in the log. A batch placed at or below the end of
-// a batch acknowledged before it means the log was truncated under us (an
-// unclean leader election, a replica that lost its disk): the partition
-// reads its tail to find which acknowledged records are gone.
+// the acknowledged batch that precedes it in the partition's order means
+// the log was truncated under us (an unclean leader election, a replica
+// that lost its disk): the partition reads its tail to find which
+// acknowledged records are gone. (Acknowledgements themselves may come out
+// of order — a retried batch deduplicated after later ones — so only the
+// order of the batches counts.)
 func (pr *Producer) ack(p *partition, b *batch, base int64) {
-	if n := len(p.history); base >= 0 && n > 0 && base <= p.history[n-1].end() {
+	if prev, ok := p.ackedBefore(b); ok && base >= 0 && base <= prev {
 		p.cautious, p.needRead = true, true
 	}
 	p.acked(b, base)

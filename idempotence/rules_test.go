@@ -297,6 +297,18 @@ func TestRuleDataLoss(t *testing.T) {
 			r.enqueue(tp0, 1, 4)
 			r.sendsAre(r.send(tp0), "4@4/0")
 		}},
+		{name: "a retry acknowledged after later batches is no truncation", run: func(r *rig) {
+			r.enqueue(tp0, 2, 1, 2)
+			r.sendsAre(r.send(tp0), "1@3/0", "2@3/2")
+			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
+			r.ok(tp0, 2, 12)
+			r.later()
+			r.sendsAre(r.send(tp0), "1@3/0")
+			r.ok(tp0, 1, 10) // the broker's dedup window answers with the original offset
+			ev := r.take()
+			r.delivered(ev, "1@10", "2@12")
+			r.none(ev, "read tail", len(find[ReadTail](ev)))
+		}},
 		{name: "StopOnDataLoss stops the partition only", cfg: Config{StopOnDataLoss: true}, run: func(r *rig) {
 			ev := lose(r)
 			r.failed(ev, 3, ErrPartitionStopped, ErrDataLoss, ErrNotWritten)
