@@ -1,0 +1,142 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rollsafe/rollsafe/batching/fixture"
+	"github.com/rollsafe/rollsafe/compress"
+)
+
+// ringBytes is about how many value bytes of fixture events the benchmark
+// cycles through: more than a 1 MiB batch, so no codec sees a batch repeat.
+const ringBytes = 4 << 20
+
+var (
+	ringsMu sync.Mutex
+	rings   = map[int][]fixture.Event{}
+)
+
+// eventRing returns the fixture events (seed fixture.Seed) with values of
+// size bytes that every client produces, in the same order.
+func eventRing(size int) []fixture.Event {
+	ringsMu.Lock()
+	defer ringsMu.Unlock()
+	if r, ok := rings[size]; ok {
+		return r
+	}
+	r := fixture.Events(fixture.Seed, max(ringBytes/size, 1024), size)
+	rings[size] = r
+	return r
+}
+
+// payloadBytes is the key and value bytes of the first n records of ring
+// (cycled).
+func payloadBytes(ring []fixture.Event, n int) int64 {
+	size := func(evs []fixture.Event) (t int64) {
+		for i := range evs {
+			t += int64(len(evs[i].Key) + len(evs[i].Value))
+		}
+		return t
+	}
+	return int64(n/len(ring))*size(ring) + size(ring[:n%len(ring)])
+}
+
+func sizeName(size int) string {
+	if size%1024 == 0 {
+		return fmt.Sprintf("%dKB", size/1024)
+	}
+	return fmt.Sprintf("%dB", size)
+}
+
+const (
+	benchWarmup  = 2000            // records produced before the timer starts
+	benchTimeout = 5 * time.Minute // bounds one cell
+)
+
+// BenchmarkProduce compares rollsafe, franz-go's kgo and IBM/sarama
+// producing the same fixture records (keyed, 100 B and 1 KB values) to the
+// same broker in the same run: kfake with BlackholeProduce and the rollsafe
+// simulator in sink mode, each in a child process, topic of 6 partitions.
+// acks=all and idempotence for every client. One op is one record: b.N
+// records are produced asynchronously, then flushed, all timed.
+//
+//	cd bench && go test -run '^$' -bench BenchmarkProduce -count 5 | tee new.txt
+//	benchstat -col /client new.txt
+func BenchmarkProduce(b *testing.B) {
+	procs := map[brokerSpec]*brokerProc{}
+	defer func() {
+		for _, bp := range procs {
+			if err := bp.stop(); err != nil {
+				b.Error(err)
+			}
+		}
+	}()
+	broker := func(b *testing.B, spec brokerSpec) *brokerProc {
+		if bp, ok := procs[spec]; ok {
+			return bp
+		}
+		bp, err := startBrokerProc(spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		procs[spec] = bp
+		return bp
+	}
+	cell := func(spec brokerSpec, name string, codec compress.Codec, size int) {
+		for _, pc := range peerClients {
+			b.Run(fmt.Sprintf("broker=%s/codec=%s/size=%s/client=%s", name, codec, sizeName(size), pc.name),
+				func(b *testing.B) { benchProduce(b, broker(b, spec), pc, codec, eventRing(size)) })
+		}
+	}
+	for _, kind := range []string{"kfake", "sim"} {
+		for _, codec := range compress.Codecs() {
+			for _, size := range []int{fixture.Small, fixture.Large} {
+				cell(brokerSpec{kind, 1}, kind, codec, size)
+			}
+		}
+	}
+	for _, kind := range []string{"kfake", "sim"} {
+		cell(brokerSpec{kind, 3}, kind+"3", compress.Gzip, fixture.Large)
+	}
+}
+
+// benchProduce times b.N records of ring through one client.
+func benchProduce(b *testing.B, bp *brokerProc, pc peerClient, codec compress.Codec, ring []fixture.Event) {
+	ctx, cancel := context.WithTimeout(context.Background(), benchTimeout)
+	defer cancel()
+	p, err := pc.open(ctx, bp.addrs, codec, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		if err := p.close(); err != nil {
+			b.Error(err)
+		}
+	}()
+	// Warm up: connections, metadata, producer id, encoders.
+	for i := range benchWarmup {
+		p.produce(ctx, &ring[i%len(ring)])
+	}
+	if err := p.flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		p.produce(ctx, &ring[i%len(ring)])
+	}
+	err = p.flush(ctx)
+	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	sec := b.Elapsed().Seconds()
+	b.ReportMetric(float64(b.N)/sec, "rec/s")
+	b.ReportMetric(float64(payloadBytes(ring, b.N))/sec/1e6, "MB/s")
+}
