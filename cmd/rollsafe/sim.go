@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rollsafe/rollsafe/sim"
 )
@@ -40,6 +43,8 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	listen := fs.String("listen", "127.0.0.1:0", "first broker's address; port 0 = ephemeral ports, port P = P, P+1, ...")
 	seed := fs.Int64("seed", 1, "seed for the simulator's choices")
 	verbose := fs.Bool("v", false, "log cluster events to stderr")
+	var sec simSecurityFlags
+	sec.register(fs)
 	var topics topicFlags
 	fs.Var(&topics, "topic", "NAME:PARTITIONS to create (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -60,6 +65,12 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		sim.Brokers(*brokers), sim.Listen(*listen), sim.Seed(*seed),
 		sim.Logger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))),
 	}
+	secOpts, code, err := sec.options()
+	if err != nil {
+		fmt.Fprintf(stderr, "rollsafe sim: %v\n", err)
+		return code
+	}
+	opts = append(opts, secOpts...)
 	for _, t := range topics {
 		name, parts, _ := strings.Cut(t, ":")
 		n, _ := strconv.Atoi(parts)
@@ -80,4 +91,61 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// saslPasswordEnv names the environment variable holding the SASL password
+// of `rollsafe sim` (never a flag: flags show in process listings).
+const saslPasswordEnv = "ROLLSAFE_SASL_PASSWORD"
+
+// simSecurityFlags are the TLS and SASL flags of `rollsafe sim`.
+type simSecurityFlags struct {
+	cert, key      *string
+	mech, user     *string
+	reauthLifetime *time.Duration
+}
+
+func (f *simSecurityFlags) register(fs *flag.FlagSet) {
+	f.cert = fs.String("tls-cert", "", "serve TLS with this PEM certificate file (with -tls-key)")
+	f.key = fs.String("tls-key", "", "PEM private key file of -tls-cert")
+	f.mech = fs.String("sasl-mechanism", "", "require SASL: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (with -sasl-user; the password is read from $"+saslPasswordEnv+")")
+	f.user = fs.String("sasl-user", "", "the SASL user")
+	f.reauthLifetime = fs.Duration("sasl-session-lifetime", 0, "SASL session lifetime (KIP-368); 0 = sessions never expire")
+}
+
+// options turns the flags into simulator options; on error it also returns
+// the exit code (2 for usage errors). Errors never hold the password.
+func (f *simSecurityFlags) options() ([]sim.Option, int, error) {
+	var opts []sim.Option
+	switch {
+	case (*f.cert == "") != (*f.key == ""):
+		return nil, 2, errors.New("-tls-cert and -tls-key go together")
+	case *f.cert != "":
+		pair, err := tls.LoadX509KeyPair(*f.cert, *f.key)
+		if err != nil {
+			return nil, 1, fmt.Errorf("TLS certificate: %w", err)
+		}
+		opts = append(opts, sim.TLS(&tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}))
+	}
+	switch *f.mech {
+	case "":
+		if *f.user != "" || *f.reauthLifetime != 0 {
+			return nil, 2, errors.New("-sasl-user and -sasl-session-lifetime need -sasl-mechanism")
+		}
+		return opts, 0, nil
+	case sim.MechPlain, sim.MechScramSHA256, sim.MechScramSHA512:
+	default:
+		return nil, 2, fmt.Errorf("-sasl-mechanism %q: want %s, %s or %s", *f.mech, sim.MechPlain, sim.MechScramSHA256, sim.MechScramSHA512)
+	}
+	if *f.user == "" {
+		return nil, 2, errors.New("-sasl-mechanism needs -sasl-user")
+	}
+	pass, ok := os.LookupEnv(saslPasswordEnv)
+	if !ok || pass == "" {
+		return nil, 2, fmt.Errorf("-sasl-user needs the password in $%s", saslPasswordEnv)
+	}
+	opts = append(opts, sim.SASL(*f.mech, *f.user, pass))
+	if *f.reauthLifetime != 0 {
+		opts = append(opts, sim.SessionLifetime(*f.reauthLifetime))
+	}
+	return opts, 0, nil
 }
