@@ -1,0 +1,153 @@
+package scenario
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// ChaosConfig shapes the schedules Random draws.
+type ChaosConfig struct {
+	Topic      string
+	Partitions int32 // of Topic (>= 1)
+	Brokers    int32 // in the cluster (>= 1)
+	// Faults is the number of fault episodes, each in its own slot of
+	// Span (default 4). An episode is one of: a leader move, a broker
+	// bounce (stop, start, catch up, leadership back), an unclean
+	// election of a paused replica, injected errors, connections closed
+	// after append, dropped responses, delayed responses, follower lag,
+	// producer state expiry.
+	Faults int
+	// Span is the time the episodes are spread over (default 400ms).
+	Span time.Duration
+	// Unclean allows unclean broker stops and unclean elections of
+	// lagging replicas, which can lose acknowledged records.
+	Unclean bool
+	// Drops allows dropped responses (a client then waits out its request
+	// timeout).
+	Drops bool
+	// Expiry allows producer state expiry.
+	Expiry bool
+}
+
+func (cfg ChaosConfig) withDefaults() ChaosConfig {
+	if cfg.Faults <= 0 {
+		cfg.Faults = 4
+	}
+	if cfg.Span <= 0 {
+		cfg.Span = 400 * time.Millisecond
+	}
+	cfg.Partitions = max(cfg.Partitions, 1)
+	cfg.Brokers = max(cfg.Brokers, 1)
+	return cfg
+}
+
+// injected is an error code a random schedule may inject, and whether the
+// batch is written before the answer (as the broker would have done).
+type injected struct {
+	code  int16
+	after bool
+}
+
+// chaosCodes are answers a real broker gives to a produce request.
+var chaosCodes = []injected{
+	{5, false},  // LEADER_NOT_AVAILABLE
+	{6, false},  // NOT_LEADER_OR_FOLLOWER
+	{6, true},   // NOT_LEADER_OR_FOLLOWER after the old leader appended
+	{7, true},   // REQUEST_TIMED_OUT waiting for replication
+	{10, false}, // MESSAGE_TOO_LARGE
+	{19, false}, // NOT_ENOUGH_REPLICAS
+	{20, true},  // NOT_ENOUGH_REPLICAS_AFTER_APPEND
+	{45, false}, // OUT_OF_ORDER_SEQUENCE_NUMBER
+	{46, true},  // DUPLICATE_SEQUENCE_NUMBER (a success)
+	{47, false}, // INVALID_PRODUCER_EPOCH
+	{59, false}, // UNKNOWN_PRODUCER_ID
+}
+
+type episode int
+
+const (
+	epMove episode = iota
+	epBounce
+	epUnclean
+	epInject
+	epClose
+	epDrop
+	epDelay
+	epLag
+	epExpire
+)
+
+// Random draws a fault schedule from seed: the same seed and config give
+// the same schedule. Targets chosen when the steps run (Any) make it
+// meaningful whatever the cluster's state then; which broker a step hits
+// can still depend on timing.
+func Random(seed int64, cfg ChaosConfig) Schedule {
+	cfg = cfg.withDefaults()
+	rng := rand.New(rand.NewPCG(uint64(seed), 0xc4a05))
+	eps := []episode{epMove, epMove, epBounce, epBounce, epInject, epInject, epInject, epClose, epDelay, epLag}
+	if cfg.Unclean {
+		eps = append(eps, epUnclean, epUnclean)
+	}
+	if cfg.Drops {
+		eps = append(eps, epDrop)
+	}
+	if cfg.Expiry {
+		eps = append(eps, epExpire)
+	}
+	slot := cfg.Span / time.Duration(cfg.Faults)
+	var steps []Step
+	for i := range cfg.Faults {
+		t0 := slot * time.Duration(i)
+		at := func(frac float64) time.Duration {
+			return (t0 + time.Duration(frac*float64(slot))).Round(time.Millisecond)
+		}
+		part := rng.Int32N(cfg.Partitions)
+		base := Step{Topic: cfg.Topic, Partition: part, Broker: Any}
+		step := func(frac float64, k Kind, mod func(*Step)) {
+			s := base
+			s.At, s.Kind = at(frac), k
+			if mod != nil {
+				mod(&s)
+			}
+			steps = append(steps, s)
+		}
+		switch eps[rng.IntN(len(eps))] {
+		case epMove:
+			step(rng.Float64()/2, MoveLeader, nil)
+		case epBounce:
+			clean := !cfg.Unclean || rng.IntN(2) == 0
+			step(0, StopLeader, func(s *Step) { s.Clean = clean })
+			step(0.4, StartBroker, nil)
+			step(0.4, AwaitInSync, func(s *Step) { s.Duration = slot / 2 })
+			step(0.4, RestoreLeaders, nil)
+		case epUnclean:
+			step(0, PauseReplication, nil)
+			step(0.5, UncleanElect, nil)
+			step(0.75, ResumeReplication, nil)
+		case epInject:
+			ic := chaosCodes[rng.IntN(len(chaosCodes))]
+			n := 1 + rng.IntN(3)
+			step(rng.Float64()/2, InjectError, func(s *Step) { s.Code, s.N, s.AfterAppend = ic.code, n, ic.after })
+		case epClose:
+			n := 1 + rng.IntN(2)
+			step(rng.Float64()/2, CloseAfterAppend, func(s *Step) { s.N = n })
+		case epDrop:
+			after := rng.IntN(2) == 0
+			step(rng.Float64()/2, DropResponses, func(s *Step) { s.N, s.AfterAppend = 1, after })
+		case epDelay:
+			d := time.Duration(5+rng.IntN(30)) * time.Millisecond
+			step(0, DelayResponses, func(s *Step) { s.Duration = d })
+			step(0.75, DelayResponses, nil)
+		case epLag:
+			b := rng.Int32N(cfg.Brokers)
+			d := time.Duration(5+rng.IntN(25)) * time.Millisecond
+			step(0, FollowerLag, func(s *Step) { s.Broker, s.Duration = b, d })
+			step(0.75, FollowerLag, func(s *Step) { s.Broker = b })
+		case epExpire:
+			step(rng.Float64()/2, ExpireProducers, func(s *Step) { s.Topic = "" })
+		}
+	}
+	sortSteps(steps)
+	return Schedule{Name: fmt.Sprintf("chaos-%d", seed), Seed: seed, Steps: steps}
+}
