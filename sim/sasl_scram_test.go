@@ -136,3 +136,38 @@ func TestPlainMalformed(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSASLExchange: arbitrary client messages never panic an exchange, and
+// only the right credentials complete one.
+func FuzzSASLExchange(f *testing.F) {
+	f.Add([]byte("n,,n=carol,r=abc"), []byte("c=biws,r=abcXYZ,p=AAAA"))
+	f.Add([]byte("y,a=carol,n=carol,r=a,x=1"), []byte("c=eSxhPWNhcm9sLA==,r=a,p="))
+	f.Add([]byte("\x00carol\x00pw"), []byte{})
+	f.Add([]byte("n,,n==,r=,"), []byte(",p=,p="))
+	a, err := newAuthenticator(secConfig{users: []saslUser{
+		{MechPlain, "carol", "pw"}, {MechScramSHA256, "carol", "pw"}, {MechScramSHA512, "carol", "pw"},
+	}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, first, second []byte) {
+		for _, mech := range allMechs {
+			ex, err := a.newExchange(mech)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, done, err := ex.step(first)
+			if done && (mech != MechPlain || string(first) != "\x00carol\x00pw" && string(first) != "carol\x00carol\x00pw") {
+				t.Fatalf("%s: %q authenticated", mech, first)
+			}
+			if err != nil && !errors.Is(err, ErrAuthentication) {
+				t.Fatalf("%s: untyped error %v", mech, err)
+			}
+			if err == nil && !done {
+				if _, done, err := ex.step(second); done || (err != nil && !errors.Is(err, ErrAuthentication)) {
+					t.Fatalf("%s: second message %q: done=%t %v", mech, second, done, err)
+				}
+			}
+		}
+	})
+}
