@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -434,3 +435,7 @@ func waitUntil(d time.Duration, cond func() bool) bool {
 	}
 	return true
 }
+
+func producedEntry(id string) readback.Produced { return readback.Produced{ID: id, Offset: -1} }
+
+func itoa(i int) string { return strconv.Itoa(i) }
