@@ -39,6 +39,8 @@ type Conn struct {
 
 	inCallback atomic.Bool
 	done       chan struct{} // closed once the reader exited and all in-flight requests failed
+
+	reauth reauthState // SASL re-authentication (KIP-368), see sasl_reauth.go
 }
 
 type pending struct {
@@ -84,12 +86,14 @@ func (c *Conn) Err() error {
 
 // Close closes the connection. Requests in flight fail with an error
 // matching both ErrConnLostAfterWrite and ErrConnClosed. Close waits until
-// their callbacks have run, unless it is called while a callback is running
-// (possibly from that callback), in which case it returns without waiting.
+// their callbacks have run, and for a re-authentication under way to end,
+// unless it is called while a callback is running (possibly from that
+// callback), in which case it returns without waiting.
 func (c *Conn) Close() error {
 	c.fail(ErrConnClosed)
 	if !c.inCallback.Load() {
 		<-c.done
+		c.reauth.bg.Wait()
 	}
 	return nil
 }
@@ -103,6 +107,7 @@ func (c *Conn) fail(cause error) {
 	}
 	c.closed = true
 	c.cause = cause
+	c.stopReauthLocked()
 	c.mu.Unlock()
 	if !errors.Is(cause, ErrConnClosed) {
 		c.log.Warn("kafka connection failed", "err", cause)
@@ -167,8 +172,14 @@ func (c *Conn) Send(ctx context.Context, req kmsg.Request, cb func(kmsg.Response
 }
 
 // send writes req at its current version. decode, if nil, parses into
-// req.ResponseKind().
+// req.ResponseKind(). It waits while a SASL re-authentication runs.
 func (c *Conn) send(ctx context.Context, req kmsg.Request, decode func([]byte) (kmsg.Response, error), cb func(kmsg.Response, error)) error {
+	return c.write(ctx, req, decode, cb, false)
+}
+
+// write is send; reauth marks the requests of a re-authentication, which
+// pass the gate that holds every other request back.
+func (c *Conn) write(ctx context.Context, req kmsg.Request, decode func([]byte) (kmsg.Response, error), cb func(kmsg.Response, error), reauth bool) error {
 	if cb == nil {
 		cb = func(kmsg.Response, error) {}
 	}
@@ -187,40 +198,54 @@ func (c *Conn) send(ctx context.Context, req kmsg.Request, decode func([]byte) (
 	notWritten := func(err error) error {
 		return fmt.Errorf("%w: %s to %s: %w", ErrNotWritten, name, c.addr, err)
 	}
-	if expect {
-		select {
-		case c.sem <- struct{}{}:
-		case <-ctx.Done():
-			return notWritten(ctx.Err())
-		case <-c.done:
-			return notWritten(c.Err())
-		}
-	}
 	release := func() {
 		if expect {
 			<-c.sem
 		}
 	}
-	select {
-	case c.wlock <- struct{}{}:
-	case <-ctx.Done():
-		release()
-		return notWritten(ctx.Err())
-	case <-c.done:
-		release()
-		return notWritten(c.Err())
-	}
 	unlock := func() { <-c.wlock }
-
-	var p *pending
-	c.mu.Lock()
-	if c.closed {
-		cause := c.cause
+	for {
+		if !reauth {
+			if err := c.waitReauth(ctx); err != nil {
+				return notWritten(err)
+			}
+		}
+		if expect {
+			select {
+			case c.sem <- struct{}{}:
+			case <-ctx.Done():
+				return notWritten(ctx.Err())
+			case <-c.done:
+				return notWritten(c.Err())
+			}
+		}
+		select {
+		case c.wlock <- struct{}{}:
+		case <-ctx.Done():
+			release()
+			return notWritten(ctx.Err())
+		case <-c.done:
+			release()
+			return notWritten(c.Err())
+		}
+		c.mu.Lock()
+		if c.closed {
+			cause := c.cause
+			c.mu.Unlock()
+			unlock()
+			release()
+			return notWritten(cause)
+		}
+		if reauth || c.reauth.gate == nil {
+			break // c.mu stays held
+		}
+		// A re-authentication began meanwhile: wait for it.
 		c.mu.Unlock()
 		unlock()
 		release()
-		return notWritten(cause)
 	}
+
+	var p *pending
 	c.corr++
 	corr := c.corr
 	if expect {

@@ -1,0 +1,127 @@
+package protocol
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// saslMaxRounds bounds the SaslAuthenticate round trips of one exchange
+// (SCRAM needs two), so a server cannot keep a client talking forever.
+const saslMaxRounds = 8
+
+// saslLogin runs SaslHandshake and the SaslAuthenticate rounds of m on c.
+// While reauth is set the requests bypass the re-authentication gate
+// (which holds every other request back). On success with a session
+// lifetime it schedules the next re-authentication.
+func (c *Conn) saslLogin(ctx context.Context, m SASLMechanism, reauth bool) error {
+	fail := func(err error) error {
+		return &SASLError{Addr: c.addr, Mechanism: m.Name(), Reauthentication: reauth, Err: err}
+	}
+	hv, err := c.VersionFor(17)
+	if err != nil {
+		return fail(err)
+	}
+	if hv < 1 {
+		return fail(fmt.Errorf("%w: the broker speaks only SaslHandshake v0, without SaslAuthenticate", ErrUnsupportedVersion))
+	}
+	av, err := c.VersionFor(36)
+	if err != nil {
+		return fail(err)
+	}
+
+	hs := kmsg.NewPtrSASLHandshakeRequest()
+	hs.SetVersion(hv)
+	hs.Mechanism = m.Name()
+	resp, err := c.saslRequest(ctx, hs, reauth)
+	if err != nil {
+		return fmt.Errorf("protocol: SaslHandshake with %s: %w", c.addr, err)
+	}
+	hsResp := resp.(*kmsg.SASLHandshakeResponse)
+	if kerr := ErrorForCode(hsResp.ErrorCode); kerr != nil {
+		return fail(fmt.Errorf("%w (the broker offers %v)", kerr, hsResp.SupportedMechanisms))
+	}
+
+	ex, err := m.Start()
+	if err != nil {
+		return fail(redactErr(m, err))
+	}
+	msg, done, err := ex.Step(nil)
+	var lifetime time.Duration
+	var sentAt time.Time
+	for round := 0; !done; round++ {
+		if err != nil {
+			return fail(redactErr(m, err))
+		}
+		if round == saslMaxRounds {
+			return fail(fmt.Errorf("the exchange did not end within %d rounds", saslMaxRounds))
+		}
+		req := kmsg.NewPtrSASLAuthenticateRequest()
+		req.SetVersion(av)
+		req.SASLAuthBytes = msg
+		sentAt = time.Now()
+		resp, rerr := c.saslRequest(ctx, req, reauth)
+		if rerr != nil {
+			return fmt.Errorf("protocol: SaslAuthenticate with %s: %w", c.addr, rerr)
+		}
+		ar := resp.(*kmsg.SASLAuthenticateResponse)
+		if ar.ErrorCode != 0 {
+			kerr := newKafkaError(ar.ErrorCode, "", -1, redact(m, saslString(ar.ErrorMessage)))
+			return fail(kerr)
+		}
+		lifetime = time.Duration(ar.SessionLifetimeMillis) * time.Millisecond
+		msg, done, err = ex.Step(ar.SASLAuthBytes)
+	}
+	if err != nil {
+		return fail(redactErr(m, err))
+	}
+	c.saslDone(m, reauth, sentAt, lifetime)
+	return nil
+}
+
+// saslRequest sends one SASL request and waits for its response.
+func (c *Conn) saslRequest(ctx context.Context, req kmsg.Request, reauth bool) (kmsg.Response, error) {
+	type result struct {
+		resp kmsg.Response
+		err  error
+	}
+	ch := make(chan result, 1)
+	err := c.write(ctx, req, nil, func(r kmsg.Response, err error) { ch <- result{r, err} }, reauth)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case r := <-ch:
+		return r.resp, r.err
+	case <-ctx.Done():
+		// The exchange is half done: the connection cannot be used.
+		c.fail(fmt.Errorf("SASL %s abandoned: %w", kmsg.NameForKey(req.Key()), ctx.Err()))
+		return nil, fmt.Errorf("%w: %w", ErrConnLostAfterWrite, ctx.Err())
+	}
+}
+
+func saslString(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// redactedError keeps err's identity for errors.Is/As with a redacted text.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+func redactErr(m SASLMechanism, err error) error {
+	msg := err.Error()
+	if r := redact(m, msg); r != msg {
+		return &redactedError{msg: r, err: err}
+	}
+	return err
+}

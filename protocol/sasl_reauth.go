@@ -1,0 +1,168 @@
+package protocol
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// Re-authentication starts at a random point between these fractions of
+// the session lifetime (KIP-368 leaves the choice to the client; Java uses
+// 85-95%), counted from when the last SaslAuthenticate was sent.
+const (
+	reauthMinFraction = 0.80
+	reauthMaxFraction = 0.90
+)
+
+// reauthState is a Conn's KIP-368 state. gate and timer are guarded by
+// Conn.mu.
+type reauthState struct {
+	// gate is non-nil while a re-authentication runs; it is closed when
+	// it ends. Requests other than its own wait for it.
+	gate chan struct{}
+	// timer starts the next re-authentication; nil when none is due.
+	timer *time.Timer
+	// bg counts the scheduled or running re-authentication (Close waits).
+	bg sync.WaitGroup
+
+	mu       sync.Mutex // guards the fields below
+	lifetime time.Duration
+	count    int
+}
+
+// SessionLifetime returns the SASL session lifetime the broker gave at the
+// last (re-)authentication, or 0 when it gave none.
+func (c *Conn) SessionLifetime() time.Duration {
+	c.reauth.mu.Lock()
+	defer c.reauth.mu.Unlock()
+	return c.reauth.lifetime
+}
+
+// Reauthentications returns how many times the connection re-authenticated
+// successfully.
+func (c *Conn) Reauthentications() int {
+	c.reauth.mu.Lock()
+	defer c.reauth.mu.Unlock()
+	return c.reauth.count
+}
+
+// saslDone records a successful exchange and schedules the next
+// re-authentication when the session has a lifetime.
+func (c *Conn) saslDone(m SASLMechanism, reauth bool, sentAt time.Time, lifetime time.Duration) {
+	c.reauth.mu.Lock()
+	c.reauth.lifetime = lifetime
+	if reauth {
+		c.reauth.count++
+	}
+	c.reauth.mu.Unlock()
+	msg := "SASL authenticated"
+	if reauth {
+		msg = "SASL re-authenticated"
+	}
+	c.log.Debug(msg, "mechanism", m.Name(), "session_lifetime", lifetime)
+	if lifetime <= 0 {
+		return
+	}
+	frac := reauthMinFraction + rand.Float64()*(reauthMaxFraction-reauthMinFraction)
+	at := sentAt.Add(time.Duration(float64(lifetime) * frac))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return
+	}
+	c.reauth.bg.Add(1)
+	c.reauth.timer = time.AfterFunc(time.Until(at), func() {
+		defer c.reauth.bg.Done()
+		c.reauthenticate(m)
+	})
+}
+
+// stopReauthLocked cancels a scheduled re-authentication; c.mu is held and
+// the connection is closed.
+func (c *Conn) stopReauthLocked() {
+	if t := c.reauth.timer; t != nil {
+		c.reauth.timer = nil
+		if t.Stop() {
+			c.reauth.bg.Done()
+		}
+	}
+}
+
+// reauthenticate holds new requests back, waits until none is in flight,
+// repeats the SASL exchange and lets requests go again. Failing, it closes
+// the connection.
+func (c *Conn) reauthenticate(m SASLMechanism) {
+	gate := make(chan struct{})
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.reauth.timer = nil
+	c.reauth.gate = gate
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.reauth.gate = nil
+		c.mu.Unlock()
+		close(gate)
+	}()
+
+	limit := c.cfg.DialTimeout + max(c.cfg.RequestTimeout, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	if err := c.drain(ctx); err != nil {
+		if c.Err() == nil {
+			c.fail(fmt.Errorf("SASL re-authentication: requests in flight did not finish within %v: %w", limit, err))
+		}
+		return
+	}
+	lctx, lcancel := context.WithTimeout(ctx, c.cfg.DialTimeout)
+	defer lcancel()
+	if err := c.saslLogin(lctx, m, true); err != nil && c.Err() == nil {
+		c.fail(err)
+	}
+}
+
+// drain waits until every request in flight has been answered, by taking
+// every in-flight slot; new requests are held at the gate meanwhile. The
+// slots are given back before it returns.
+func (c *Conn) drain(ctx context.Context) error {
+	n := 0
+	defer func() {
+		for ; n > 0; n-- {
+			<-c.sem
+		}
+	}()
+	for n < cap(c.sem) {
+		select {
+		case c.sem <- struct{}{}:
+			n++
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.done:
+			return c.Err()
+		}
+	}
+	return nil
+}
+
+// waitReauth blocks while a re-authentication runs.
+func (c *Conn) waitReauth(ctx context.Context) error {
+	c.mu.Lock()
+	g := c.reauth.gate
+	c.mu.Unlock()
+	if g == nil {
+		return nil
+	}
+	select {
+	case <-g:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.done:
+		return c.Err()
+	}
+}
