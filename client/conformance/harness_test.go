@@ -102,7 +102,7 @@ type rig struct {
 	c      *sim.Cluster
 	p      *client.Producer
 	h      *hooks
-	before int
+	before int // goroutines before the rig; -1: no leak check (runs in parallel)
 
 	mu       sync.Mutex
 	produced []readback.Produced
@@ -115,6 +115,7 @@ type rig struct {
 // cfg is how a rig is built.
 type cfg struct {
 	partitions int32
+	parallel   bool // other rigs run at the same time: the caller checks leaks
 	sim        []sim.Option
 	client     []client.Option
 }
@@ -123,6 +124,9 @@ type cfg struct {
 // producer on it.
 func start(cf cfg) (*rig, error) {
 	r := &rig{h: newHooks(), index: map[string]int{}, errs: map[string]error{}, before: runtime.NumGoroutine()}
+	if cf.parallel {
+		r.before = -1
+	}
 	c, err := sim.NewCluster(append([]sim.Option{sim.Brokers(3), sim.Topic(topic, cf.partitions, 3), sim.RecorderLimit(0)}, cf.sim...)...)
 	if err != nil {
 		return nil, err
@@ -174,6 +178,9 @@ func (r *rig) close() error {
 		perr = nil
 	}
 	cerr := r.c.Close()
+	if r.before < 0 {
+		return errors.Join(perr, cerr)
+	}
 	deadline := time.Now().Add(5 * time.Second)
 	for runtime.NumGoroutine() > r.before && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)

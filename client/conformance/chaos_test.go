@@ -1,0 +1,154 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rollsafe/rollsafe/client"
+	"github.com/rollsafe/rollsafe/sim"
+	"github.com/rollsafe/rollsafe/sim/scenario"
+)
+
+var (
+	chaosRuns    = flag.Int("chaos.runs", 200, "number of random fault schedules TestChaos plays (seeds 1..N)")
+	chaosSeed    = flag.Int64("chaos.seed", 0, "play only the schedule of this seed (reproduces a failure)")
+	chaosWorkers = flag.Int("chaos.workers", 4, "schedules played at once")
+)
+
+// chaosConfig is the shape of every chaos schedule: small, so that 200 of
+// them fit in CI, with every kind of fault allowed.
+func chaosConfig(seed int64) scenario.ChaosConfig {
+	return scenario.ChaosConfig{
+		Topic: topic, Partitions: 3, Brokers: 3, Faults: 3, Span: 150 * time.Millisecond,
+		Unclean: true, Expiry: true,
+		// A dropped response costs the producer its request timeout
+		// (plus the connection's grace): one schedule in ten.
+		Drops: seed%10 == 0,
+	}
+}
+
+// TestChaos plays seeded random fault schedules over a 3-broker cluster
+// while producing, heals the cluster, checks that production carries on
+// and reads everything back: acknowledged records once each and in order,
+// failed ones absent, and acknowledged records lost (unclean elections)
+// exactly those reported through OnDataLoss.
+func TestChaos(t *testing.T) {
+	seeds := make(chan int64)
+	go func() {
+		defer close(seeds)
+		if *chaosSeed != 0 {
+			seeds <- *chaosSeed
+			return
+		}
+		for s := int64(1); s <= int64(*chaosRuns); s++ {
+			seeds <- s
+		}
+	}()
+	start := time.Now()
+	before := runtime.NumGoroutine()
+	var failures, played atomic.Int64
+	var wg sync.WaitGroup
+	for range max(*chaosWorkers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for seed := range seeds {
+				if failures.Load() >= 5 {
+					continue // drain: enough evidence
+				}
+				sched, detail, err := chaosRun(seed)
+				played.Add(1)
+				if err != nil {
+					failures.Add(1)
+					t.Errorf("chaos seed %d failed: %v\n%s\napplied:\n%s\nreproduce: go test ./client/conformance -run Chaos -chaos.seed=%d -v", seed, err, sched, detail, seed)
+				} else if *chaosSeed != 0 {
+					t.Logf("%s\napplied:\n%s", sched, detail)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<20)
+		t.Errorf("goroutines leaked: %d before, %d after\n%s", before, n, buf[:runtime.Stack(buf, true)])
+	}
+	t.Logf("%d schedules in %v, %d failed", played.Load(), time.Since(start).Round(time.Millisecond), failures.Load())
+}
+
+// chaosRun plays one schedule and returns it, what it did, and the first
+// violation found.
+func chaosRun(seed int64) (scenario.Schedule, string, error) {
+	sched := scenario.Random(seed, chaosConfig(seed))
+	r, err := start(cfg{partitions: 3, parallel: true,
+		sim: []sim.Option{sim.Seed(seed), sim.RecorderLimit(4000)},
+		client: []client.Option{
+			client.BatchBytes(1 << 10), client.Linger(time.Millisecond),
+			client.RequestTimeout(500 * time.Millisecond), client.DeliveryTimeout(time.Minute),
+		},
+	})
+	if err != nil {
+		return sched, "", err
+	}
+	pl := scenario.NewPlayer(r.c, sched)
+	detail := func() string {
+		s := ""
+		for _, a := range pl.Applied() {
+			s += "  " + a.String() + "\n"
+		}
+		return s
+	}
+	err = chaosPlay(r, pl, sched)
+	if err != nil {
+		err = fmt.Errorf("%w\nrecorder (tail):\n%s", err, tail(r.dump(), 6000))
+	}
+	if cerr := r.close(); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("close: %w", cerr))
+	}
+	return sched, detail(), err
+}
+
+func chaosPlay(r *rig, pl *scenario.Player, sched scenario.Schedule) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	played := make(chan error, 1)
+	go func() { played <- pl.Run(ctx) }()
+	// Records spread over the schedule's span, in six waves.
+	const waves, perWave = 6, 50
+	step := sched.Span()/waves + time.Millisecond
+	for w := range waves {
+		r.produce(ctx, fmt.Sprintf("w%d", w), perWave)
+		select {
+		case <-time.After(step):
+		case <-ctx.Done():
+		}
+	}
+	if err := <-played; err != nil {
+		return fmt.Errorf("schedule: %w", err)
+	}
+	if err := pl.Heal(ctx, 10*time.Second); err != nil {
+		return err
+	}
+	if err := r.goesOn("after", 90); err != nil {
+		return err
+	}
+	_, err := r.verify()
+	return err
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "...\n" + s[len(s)-n:]
+}
