@@ -330,7 +330,9 @@ func (r *rig) checkLossLocked(rep readback.Report) error {
 	var errs []error
 	covered := func(p int32, off int64) bool {
 		for _, d := range r.losses {
-			if d.Partition == p && off >= d.FromOffset && off <= d.ToOffset {
+			// A record acknowledged without an offset (DUPLICATE_SEQUENCE_NUMBER)
+			// can only be matched to the partition.
+			if d.Partition == p && (off < 0 || off >= d.FromOffset && off <= d.ToOffset) {
 				return true
 			}
 		}
