@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -56,6 +57,7 @@ func runProduce(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	linger := fs.Duration("linger", 5*time.Millisecond, "how long a batch waits for more records")
 	acks := fs.String("acks", "all", "all|1|0 (anything but all disables idempotence)")
 	timeout := fs.Duration("delivery-timeout", 2*time.Minute, "delivery timeout per record")
+	sec := addSecurityFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: rollsafe produce -brokers host:port[,...] -topic T [flags] < lines")
 		fs.PrintDefaults()
@@ -91,6 +93,11 @@ func runProduce(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	default:
 		return usage(fmt.Sprintf("-acks %q: want all, 1 or 0", *acks))
 	}
+	secOpts, err := sec.options(os.LookupEnv)
+	if err != nil {
+		return usage(err.Error())
+	}
+	opts = append(opts, secOpts...)
 	p, err := client.NewProducer(opts...)
 	if err != nil {
 		return usage(err.Error())
