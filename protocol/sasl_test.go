@@ -398,3 +398,24 @@ func (e *failingExchange) Step([]byte) ([]byte, bool, error) {
 func fmtAll(m SASLMechanism) string {
 	return fmt.Sprintf("%v %+v %#v %s", m, m, m, m)
 }
+
+// BenchmarkDialSASL measures a full dial (TCP, ApiVersions, SASL) per
+// mechanism against the sim.
+func BenchmarkDialSASL(b *testing.B) {
+	for _, mech := range []string{MechanismPlain, MechanismScramSHA256, MechanismScramSHA512} {
+		b.Run(mech, func(b *testing.B) {
+			c, err := sim.NewCluster(sim.Brokers(1), sim.SASL(mech, testUser, testPass))
+			require.NoError(b, err)
+			defer c.Close()
+			m, _ := NewSASLMechanism(mech, testUser, testPass)
+			cfg := ConnConfig{Authenticate: SASL(m)}
+			for b.Loop() {
+				conn, err := Dial(context.Background(), c.Addrs()[0], cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = conn.Close()
+			}
+		})
+	}
+}
