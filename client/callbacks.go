@@ -28,14 +28,39 @@ func newCallbackQueue() *callbackQueue {
 
 func (q *callbackQueue) push(r *Record, err error, done func()) {
 	q.mu.Lock()
+	if q.closed {
+		// The producer is closed: no runner may be left, call inline.
+		q.mu.Unlock()
+		c := callback{r: r, err: err, done: done}
+		c.call()
+		return
+	}
 	q.items = append(q.items, callback{r: r, err: err, done: done})
 	q.mu.Unlock()
 	q.cond.Signal()
 }
 
+// call runs one queued item.
+func (c *callback) call() {
+	if c.fn != nil {
+		c.fn()
+		return
+	}
+	if cb := c.r.cb; cb != nil {
+		c.r.cb = nil
+		cb(c.r, c.err)
+	}
+	c.done()
+}
+
 // pushFunc queues a plain call.
 func (q *callbackQueue) pushFunc(fn func()) {
 	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		fn()
+		return
+	}
 	q.items = append(q.items, callback{fn: fn})
 	q.mu.Unlock()
 	q.cond.Signal()
@@ -63,18 +88,8 @@ func (q *callbackQueue) run() {
 		q.items = q.spare[:0]
 		q.mu.Unlock()
 		for i := range batch {
-			c := &batch[i]
-			if c.fn != nil {
-				c.fn()
-				*c = callback{}
-				continue
-			}
-			if cb := c.r.cb; cb != nil {
-				c.r.cb = nil
-				cb(c.r, c.err)
-			}
-			c.done()
-			*c = callback{}
+			batch[i].call()
+			batch[i] = callback{}
 		}
 		q.mu.Lock()
 		q.spare = batch

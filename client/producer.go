@@ -38,6 +38,9 @@ type Producer struct {
 
 	calls *callbackQueue
 
+	unknownMu sync.Mutex
+	unknown   map[string]unknownTopic
+
 	mu      sync.Mutex // guards everything below
 	idem    *idempotence.Producer
 	batches map[idempotence.BatchID]*batchState
@@ -97,6 +100,7 @@ func NewProducer(opts ...Option) (*Producer, error) {
 		parts:    make(map[idempotence.TopicPartition]*partition),
 		senders:  make(map[int32]*sender),
 		metaKick: make(chan struct{}, 1),
+		unknown:  make(map[string]unknownTopic),
 		idem: idempotence.New(idempotence.Config{
 			MaxInFlight:    cfg.maxInFlight,
 			StopOnDataLoss: cfg.stopOnDataLoss,
@@ -210,6 +214,9 @@ func (p *Producer) produce(ctx context.Context, r *Record, cb func(*Record, erro
 	} else {
 		err = p.acc.Append(ctx, btp, &br, r)
 	}
+	if errors.Is(err, batching.ErrClosed) {
+		err = errors.Join(ErrClosed, ErrNotWritten)
+	}
 	if err != nil {
 		p.finish(r, err)
 	}
@@ -219,6 +226,9 @@ func (p *Producer) produce(ctx context.Context, r *Record, cb func(*Record, erro
 func (p *Producer) partitionFor(ctx context.Context, r *Record) (idempotence.TopicPartition, error) {
 	n, err := p.meta.Partitions(r.Topic)
 	if err != nil {
+		if err := p.recentlyUnknown(r.Topic); err != nil {
+			return idempotence.TopicPartition{}, err
+		}
 		n, err = p.waitTopic(ctx, r.Topic)
 		if err != nil {
 			return idempotence.TopicPartition{}, err
@@ -256,7 +266,11 @@ func (p *Producer) waitTopic(ctx context.Context, topic string) (int32, error) {
 			return 0, err
 		}
 		if time.Now().Add(backoff).After(deadline) {
-			return 0, fmt.Errorf("%w %q after %v: %w", ErrUnknownTopic, topic, p.cfg.unknownTopicWait, last)
+			err := fmt.Errorf("%w %q after %v: %w", ErrUnknownTopic, topic, p.cfg.unknownTopicWait, last)
+			p.unknownMu.Lock()
+			p.unknown[topic] = unknownTopic{at: time.Now(), err: err}
+			p.unknownMu.Unlock()
+			return 0, err
 		}
 		select {
 		case <-ctx.Done():
@@ -267,6 +281,30 @@ func (p *Producer) waitTopic(ctx context.Context, topic string) (int32, error) {
 		}
 		backoff = min(backoff*2, time.Second)
 	}
+}
+
+// unknownTopic remembers a topic found missing, so that a stream of records
+// for it fails at once instead of each waiting UnknownTopicWait.
+type unknownTopic struct {
+	at  time.Time
+	err error
+}
+
+// unknownTopicMemory is how long a missing topic's verdict is reused.
+const unknownTopicMemory = time.Second
+
+func (p *Producer) recentlyUnknown(topic string) error {
+	p.unknownMu.Lock()
+	defer p.unknownMu.Unlock()
+	u, ok := p.unknown[topic]
+	if !ok {
+		return nil
+	}
+	if time.Since(u.at) > unknownTopicMemory {
+		delete(p.unknown, topic)
+		return nil
+	}
+	return u.err
 }
 
 // finish calls r's callback (through the ordered callback queue).
