@@ -96,8 +96,17 @@ func classify(r Response) outcome {
 	case CodeRequestTimedOut, CodeNotEnoughReplicasAfterAppend:
 		// The leader may have appended; never let a caller call it "not written".
 		return outMaybe
-	case CodeUnknownTopicOrPartition, CodeLeaderNotAvailable, CodeNotLeaderOrFollower,
-		CodeNotEnoughReplicas, CodeFencedLeaderEpoch, CodeUnknownLeaderEpoch:
+	case CodeNotLeaderOrFollower, CodeUnknownTopicOrPartition:
+		// Not appended by the broker that answered — unless it appended
+		// first and lost leadership while waiting for replication (acks=all),
+		// which the caller signals with MaybeAppended. Either way the batch
+		// is retried unchanged; only the maybe-appended one is never called
+		// "not written" nor renumbered without a tail read.
+		if r.Class == MaybeAppended {
+			return outMaybe
+		}
+		return outNotApp
+	case CodeLeaderNotAvailable, CodeNotEnoughReplicas, CodeFencedLeaderEpoch, CodeUnknownLeaderEpoch:
 		return outNotApp
 	}
 	switch r.Class {

@@ -674,3 +674,27 @@ func TestNotIdempotent(t *testing.T) {
 		}
 	}
 }
+
+// With acks=all a leader can append a batch, lose leadership while waiting
+// for replication, and answer NOT_LEADER_OR_FOLLOWER: the caller says
+// MaybeAppended, and a later INVALID_PRODUCER_EPOCH must not renumber the
+// batch without reading the log first (the duplicate found by chaos seed 13).
+func TestRuleNotLeaderAfterAppend(t *testing.T) {
+	r := newRig(t, Config{})
+	r.enqueue(tp0, 3, 1)
+	r.sendsAre(r.send(tp0), "1@3/0")
+	r.answer(tp0, 1, CodeNotLeaderOrFollower, MaybeAppended, -1)
+	r.pr.LeaderChanged(tp0, 2, 8)
+	r.later()
+	r.sendsAre(r.send(tp0), "1@3/0")
+	r.answer(tp0, 1, CodeInvalidProducerEpoch, NotAppended, -1)
+	ev := r.take()
+	rt := find[ReadTail](ev)
+	r.is(len(rt) == 1, "a stale epoch on a maybe-appended batch reads the log first: %v", ev)
+	// The log holds the batch from the first attempt: delivered there, not resent.
+	r.pr.TailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 3, Batches: []TailBatch{
+		{BaseOffset: 0, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 3}}})
+	r.delivered(r.take(), "1@0")
+	r.later()
+	r.sendsAre(r.send(tp0))
+}
