@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -106,6 +107,23 @@ func readPartition(ctx context.Context, conn *protocol.Conn, topic string, part 
 	var hw, logStart int64
 	for {
 		raw, h, ls, err := protocol.FetchPartition(ctx, conn, topic, part, offset, maxBytes)
+		if errors.Is(err, protocol.ErrOffsetOutOfRange) {
+			// The log no longer reaches offset (truncated below it, or
+			// retention moved its start past it): say what it holds now.
+			start, _, serr := protocol.ListOffsets(ctx, conn, topic, part, protocol.ListEarliest)
+			end, _, eerr := protocol.ListOffsets(ctx, conn, topic, part, protocol.ListLatest)
+			if serr != nil || eerr != nil {
+				return nil, 0, 0, errors.Join(err, serr, eerr)
+			}
+			if offset >= end {
+				return out, end, start, nil // truncated: nothing at or after offset
+			}
+			if offset < start {
+				offset = start
+				continue
+			}
+			return nil, 0, 0, err
+		}
 		if err != nil {
 			return nil, 0, 0, err
 		}
