@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -182,6 +183,35 @@ func (c *Cluster) ExpireProducer(producerID int64) {
 		}
 	}
 	delete(c.epochs, producerID)
+}
+
+// ExpireIdleProducers forgets, on every replica of every partition, the
+// state of each producer that has not written there (nor, on a leader,
+// sent a batch there) for at least idle — what Kafka's
+// producer.id.expiration.ms does. It returns the producer ids expired
+// anywhere. A producer with a batch retry pending within idle keeps its
+// state, as in Kafka, where the expiration (a day by default) far exceeds
+// any delivery timeout.
+func (c *Cluster) ExpireIdleProducers(idle time.Duration) []int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now()
+	seen := map[int64]bool{}
+	var out []int64
+	for _, t := range c.topics {
+		for _, pt := range t.parts {
+			for _, r := range pt.logs {
+				for _, pid := range r.pstate.expireIdle(idle, now) {
+					if !seen[pid] {
+						seen[pid] = true
+						out = append(out, pid)
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func deleteID(ids []int32, id int32) []int32 {

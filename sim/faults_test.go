@@ -406,6 +406,24 @@ func TestExpireProducer(t *testing.T) {
 	}
 }
 
+func TestExpireIdleProducers(t *testing.T) {
+	c := newTestCluster(t, Brokers(1), Topic("t", 1, 1))
+	tc := dial(t, c.Addrs()[0])
+	tc.produce("t", 0, 1, makeBatch(t, spec{pid: 7, seq: 0, values: vals("a", 1)}))
+	time.Sleep(30 * time.Millisecond)
+	tc.produce("t", 0, 1, makeBatch(t, spec{pid: 8, seq: 0, values: vals("a", 1)}))
+	// 8 wrote just now: kept; 7 idle for 30ms: expired.
+	if got := c.ExpireIdleProducers(20 * time.Millisecond); len(got) != 1 || got[0] != 7 {
+		t.Fatalf("expired %v, want [7]", got)
+	}
+	if p := tc.produce("t", 0, 1, makeBatch(t, spec{pid: 8, seq: 10, values: vals("a", 1)})); p.ErrorCode != errOutOfOrderSequence {
+		t.Fatalf("active producer lost its state: %d", p.ErrorCode)
+	}
+	if p := tc.produce("t", 0, 1, makeBatch(t, spec{pid: 7, seq: 10, values: vals("a", 1)})); p.ErrorCode != 0 {
+		t.Fatalf("idle producer kept its state: %d", p.ErrorCode)
+	}
+}
+
 func TestRecorderDump(t *testing.T) {
 	c := newTestCluster(t, Brokers(1), Topic("t", 1, 1))
 	tc := dial(t, c.Addrs()[0])

@@ -138,6 +138,7 @@ func (b *broker) producePartition(res *produceResult, topic string, p int32, raw
 		}
 	}
 	dup, code := lead.pstate.check(&h, seqRules{pre25: c.cfg.pre25, fix15591: c.cfg.fix15591}, lead.leo == 0)
+	lead.pstate.touch(h.producerID, now)
 	switch {
 	case code != errNone:
 		fail(code, "")

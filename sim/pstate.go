@@ -1,6 +1,9 @@
 package sim
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // dedupWindow is how many batches per producer a partition remembers.
 const dedupWindow = 5
@@ -15,6 +18,9 @@ type batchMeta struct {
 type producerEntry struct {
 	epoch   int16
 	batches []batchMeta // oldest first, at most dedupWindow
+	// lastActive is when the producer last wrote here (or, on the leader,
+	// last sent a batch here): what producer.id.expiration.ms measures.
+	lastActive time.Time
 }
 
 // producerTable is a replica's producer-state table for one partition.
@@ -96,6 +102,26 @@ func (t producerTable) update(pid int64, epoch int16, firstSeq, lastSeq int32, b
 		e.batches = e.batches[:dedupWindow-1]
 	}
 	e.batches = append(e.batches, batchMeta{firstSeq: firstSeq, lastSeq: lastSeq, firstOffset: base, lastOffset: last})
+	e.lastActive = time.Now()
+}
+
+// touch marks a producer active on this replica (a batch of its arrived).
+func (t producerTable) touch(pid int64, now time.Time) {
+	if e := t[pid]; e != nil {
+		e.lastActive = now
+	}
+}
+
+// expireIdle forgets producers idle for at least idle and returns them.
+func (t producerTable) expireIdle(idle time.Duration, now time.Time) []int64 {
+	var out []int64
+	for pid, e := range t {
+		if now.Sub(e.lastActive) >= idle {
+			delete(t, pid)
+			out = append(out, pid)
+		}
+	}
+	return out
 }
 
 // shrink keeps only each producer's last batch, as a Kafka snapshot does.

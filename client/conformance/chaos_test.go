@@ -31,7 +31,18 @@ func chaosConfig(seed int64) scenario.ChaosConfig {
 		// A dropped response costs the producer its request timeout
 		// (plus the connection's grace): one schedule in ten.
 		Drops: seed%10 == 0,
+		// State expires only for producers idle longer than any retry
+		// takes (a retry waits out a dropped response's request timeout),
+		// as Kafka's day-long producer.id.expiration.ms always does.
+		ExpiryIdle: expiryIdle(seed),
 	}
+}
+
+func expiryIdle(seed int64) time.Duration {
+	if seed%10 == 0 {
+		return 2 * time.Second
+	}
+	return 50 * time.Millisecond
 }
 
 // TestChaos plays seeded random fault schedules over a 3-broker cluster

@@ -338,6 +338,11 @@ func (p *Player) apply(ctx context.Context, st Step) Applied {
 		p.lagged[st.Broker] = true
 		p.mu.Unlock()
 	case ExpireProducers:
+		if st.Duration > 0 {
+			ids := c.ExpireIdleProducers(st.Duration)
+			a.Did = fmt.Sprintf("expired the state of producers idle for %v: %v", st.Duration, ids)
+			break
+		}
 		ids := c.ProducerIDs()
 		for _, id := range ids {
 			c.ExpireProducer(id)

@@ -28,9 +28,19 @@ type ChaosConfig struct {
 	Drops bool
 	// Expiry allows producer state expiry.
 	Expiry bool
+	// ExpiryIdle is how long a producer must have been idle on a
+	// partition for its state there to expire (as producer.id.expiration.ms;
+	// default 50ms). It must exceed the client's retry latency, as Kafka's
+	// day-long default exceeds any delivery timeout: a broker that forgets
+	// a producer with a retry pending accepts the retry as new, and no
+	// client can then avoid the duplicate.
+	ExpiryIdle time.Duration
 }
 
 func (cfg ChaosConfig) withDefaults() ChaosConfig {
+	if cfg.ExpiryIdle <= 0 {
+		cfg.ExpiryIdle = 50 * time.Millisecond
+	}
 	if cfg.Faults <= 0 {
 		cfg.Faults = 4
 	}
@@ -145,7 +155,7 @@ func Random(seed int64, cfg ChaosConfig) Schedule {
 			step(0, FollowerLag, func(s *Step) { s.Broker, s.Duration = b, d })
 			step(0.75, FollowerLag, func(s *Step) { s.Broker = b })
 		case epExpire:
-			step(rng.Float64()/2, ExpireProducers, func(s *Step) { s.Topic = "" })
+			step(rng.Float64()/2, ExpireProducers, func(s *Step) { s.Topic, s.Duration = "", cfg.ExpiryIdle })
 		}
 	}
 	sortSteps(steps)

@@ -55,8 +55,9 @@ const (
 	// FollowerLag makes Broker copy batches Duration after its leader
 	// appended them (0 ends the lag).
 	FollowerLag
-	// ExpireProducers forgets the state of every producer id the cluster
-	// holds, as producer.id.expiration.ms does.
+	// ExpireProducers forgets producer state as producer.id.expiration.ms
+	// does: with a Duration, of producers idle that long on a partition;
+	// without, of every producer id the cluster holds.
 	ExpireProducers
 )
 
@@ -134,7 +135,12 @@ func (s Step) What() string {
 		return fmt.Sprintf("%s %s", k, s.broker())
 	case AwaitInSync:
 		return fmt.Sprintf("%s %s broker %s within %v", k, s.Topic, s.broker(), s.Duration)
-	case RestoreLeaders, ExpireProducers:
+	case ExpireProducers:
+		if s.Duration > 0 {
+			return fmt.Sprintf("%s idle for %v", k, s.Duration)
+		}
+		return k
+	case RestoreLeaders:
 		if s.Topic == "" {
 			return k
 		}
