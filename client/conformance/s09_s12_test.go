@@ -137,11 +137,17 @@ func TestConformance12EpochPerProducer(t *testing.T) {
 	if len(r.h.bumpsOf(0)) == 0 {
 		t.Fatal("partition 0 did not move to a new epoch")
 	}
+	// The other partitions either met INVALID_PRODUCER_EPOCH with a batch
+	// numbered under the old epoch, or — when their in-flight batches were
+	// answered first — adopted the new epoch at their next clean boundary
+	// without meeting it. Both must end on the new epoch with nothing lost
+	// or duplicated (checked above).
 	stale := r.count(1, answered(codeInvalidProducerEpoch, true)) + r.count(2, answered(codeInvalidProducerEpoch, true))
-	if stale == 0 {
-		t.Fatalf("no other partition met INVALID_PRODUCER_EPOCH\n%s", r.dump())
+	newEpoch := func(p int32) bool {
+		return r.count(p, func(pr sim.ProduceRecord) bool { return pr.ProducerEpoch > 0 && pr.Appended }) > 0
 	}
-	if len(r.h.bumpsOf(1)) == 0 && len(r.h.bumpsOf(2)) == 0 {
-		t.Fatal("no other partition moved to the new epoch")
+	if !newEpoch(1) || !newEpoch(2) {
+		t.Fatalf("partitions 1 and 2 did not move to the new epoch\n%s", r.dump())
 	}
+	t.Logf("stale-epoch answers on partitions 1-2: %d", stale)
 }
