@@ -232,7 +232,10 @@ func (pr *Producer) expire(p *partition, now time.Time) {
 // delivers the acknowledged prefix, and once nothing is in flight, reads the
 // tail or moves to a fresh epoch as needed.
 func (pr *Producer) settle(p *partition) {
-	for len(p.batches) > 0 && p.batches[0].st == stAcked {
+	// While the log is to be read, acknowledged batches wait: the read may
+	// report data loss, and a caller that waited for these deliveries (a
+	// flush) must have heard of it by then.
+	for len(p.batches) > 0 && p.batches[0].st == stAcked && !p.needRead && !p.reading {
 		b := p.batches[0]
 		p.batches[0] = nil
 		p.batches = p.batches[1:]

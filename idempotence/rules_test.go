@@ -286,13 +286,23 @@ func TestRuleDataLoss(t *testing.T) {
 			// producer state) appends batch 3 where batch 2 stood.
 			r.ok(tp0, 3, 12)
 			ev := r.take()
-			r.delivered(ev, "1@10", "2@12", "3@12")
+			// Batch 3 is delivered only after the read, so that whoever
+			// waits for it has heard of the loss by then.
+			r.delivered(ev, "1@10", "2@12")
 			rt := find[ReadTail](ev)
 			r.is(len(rt) == 1 && rt[0].FromOffset == 12, "read tail %v", ev)
-			r.pr.TailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 14, Batches: []TailBatch{
-				{BaseOffset: 12, ProducerID: 1000, Epoch: 3, BaseSequence: 4, Records: 2}}})
-			dl := find[DataLoss](r.take())
+			tail := []TailBatch{
+				{BaseOffset: 10, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 2},
+				{BaseOffset: 12, ProducerID: 1000, Epoch: 3, BaseSequence: 4, Records: 2}}
+			r.pr.TailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 14, Batches: tail[1:]})
+			// Batch 2 is not where it was delivered: read the whole log.
+			rt = find[ReadTail](r.take())
+			r.is(len(rt) == 1 && rt[0].FromOffset == -1, "read tail %v", rt)
+			r.pr.TailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 14, Batches: tail})
+			ev = r.take()
+			dl := find[DataLoss](ev)
 			r.is(len(dl) == 1 && dl[0] == DataLoss{TP: tp0, FromOffset: 12, ToOffset: 13, Records: 2}, "data loss %v", dl)
+			r.delivered(ev, "3@12")
 			r.later()
 			r.enqueue(tp0, 1, 4)
 			r.sendsAre(r.send(tp0), "4@4/0")
