@@ -219,6 +219,7 @@ func (p *Producer) metadataLoop() {
 	t := time.NewTicker(p.cfg.metadataMaxAge)
 	defer t.Stop()
 	var retry <-chan time.Time
+	backoff := 100 * time.Millisecond
 	for {
 		select {
 		case <-p.ctx.Done():
@@ -230,7 +231,10 @@ func (p *Producer) metadataLoop() {
 		retry = nil
 		if err := p.refreshMetadata(); err != nil {
 			p.log.Debug("rollsafe: metadata refresh failed", "err", err)
-			retry = time.After(100 * time.Millisecond)
+			retry = time.After(backoff)
+			backoff = min(backoff*2, 5*time.Second)
+		} else {
+			backoff = 100 * time.Millisecond
 		}
 		// A short pause coalesces storms of refresh requests.
 		select {

@@ -56,6 +56,10 @@ func (d DataLoss) String() string {
 	return fmt.Sprintf("data loss on %s[%d]: offsets %d..%d (%d records)", d.Topic, d.Partition, d.FromOffset, d.ToOffset, d.Records)
 }
 
+// codeSaslAuthenticationFailed is Kafka's SASL_AUTHENTICATION_FAILED; the
+// sender fails batches with it when a broker refuses the credentials.
+const codeSaslAuthenticationFailed int16 = 58
+
 // brokerError turns a failure from the idempotence machine into the error
 // the user sees: a Kafka error code is joined with its protocol error (so
 // errors.Is works with protocol.ErrTopicAuthorizationFailed and the like),
@@ -64,6 +68,9 @@ func brokerError(err error) error {
 	var ce *idempotence.CodeError
 	if errors.As(err, &ce) {
 		err = fmt.Errorf("%w: %w", protocol.ErrorForCode(ce.Code), err)
+		if ce.Code == codeSaslAuthenticationFailed {
+			err = fmt.Errorf("%w: %w", ErrAuthentication, err)
+		}
 	}
 	return authError(err)
 }

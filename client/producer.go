@@ -262,7 +262,12 @@ func (p *Producer) waitTopic(ctx context.Context, topic string) (int32, error) {
 		} else {
 			last = err
 		}
-		if err := authError(last); errors.Is(err, ErrAuthorization) {
+		if err := authError(last); errors.Is(err, ErrAuthorization) || errors.Is(err, ErrAuthentication) {
+			// Wrong credentials or no access: waiting cannot help.
+			err = fmt.Errorf("client: metadata for topic %q: %w", topic, err)
+			p.unknownMu.Lock()
+			p.unknown[topic] = unknownTopic{at: time.Now(), err: err}
+			p.unknownMu.Unlock()
 			return 0, err
 		}
 		if time.Now().Add(backoff).After(deadline) {

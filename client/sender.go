@@ -92,6 +92,21 @@ func (s *sender) run() {
 			if p.ctx.Err() != nil {
 				return
 			}
+			if errors.Is(err, ErrAuthentication) {
+				// The broker refused our credentials: retrying cannot help.
+				// Fail what may be sent now (never written) and let the
+				// rest meet the same answer.
+				p.log.Error("rollsafe: broker refused authentication", "broker", s.broker, "err", err)
+				s.refuse(tps)
+				select {
+				case <-s.done:
+					return
+				case <-p.ctx.Done():
+					return
+				case <-time.After(time.Second):
+				}
+				continue
+			}
 			p.log.Debug("rollsafe: cannot reach broker", "broker", s.broker, "err", err)
 			// The partitions stay with this sender until metadata moves
 			// them; try again after the refresh or a pause.
@@ -179,6 +194,21 @@ func (s *sender) send(conn *protocol.Conn, round []outgoing) {
 	})
 	if err != nil {
 		s.respond(round, nil, err)
+	}
+}
+
+// refuse fails every batch the partitions may send now as refused by the
+// broker's authentication (never written).
+func (s *sender) refuse(tps []idempotence.TopicPartition) {
+	p := s.p
+	now := time.Now()
+	for _, round := range s.collect(tps) {
+		p.mu.Lock()
+		for _, o := range round {
+			p.idem.Response(o.tp, o.id, idempotence.Response{Code: codeSaslAuthenticationFailed, Class: idempotence.NotAppendedFatal, BaseOffset: -1, LogStartOffset: -1}, now)
+		}
+		p.processEventsLocked()
+		p.mu.Unlock()
 	}
 }
 
