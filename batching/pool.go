@@ -22,12 +22,25 @@ func (p *batchPool) get() *Batch {
 	if n == 0 {
 		return new(Batch)
 	}
-	b := p.free[n-1]
+	// Small batches (closed by linger or flush) and full ones share the
+	// list; prefer the roomiest of the most recent few, so that a busy
+	// partition does not regrow a small buffer batch after batch.
+	best := n - 1
+	for i := n - 2; i >= 0 && i >= n-poolScan; i-- {
+		if cap(p.free[i].raw) > cap(p.free[best].raw) {
+			best = i
+		}
+	}
+	b := p.free[best]
+	p.free[best] = p.free[n-1]
 	p.free[n-1] = nil
 	p.free = p.free[:n-1]
 	p.bytes -= batchCap(b)
 	return b
 }
+
+// poolScan is how many free batches get looks at for the roomiest.
+const poolScan = 8
 
 func (p *batchPool) put(b *Batch) {
 	p.mu.Lock()

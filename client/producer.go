@@ -36,7 +36,8 @@ type Producer struct {
 	pending atomic.Int64  // records accepted and not yet called back
 	idle    chan struct{} // signalled when pending drops to zero
 
-	calls *callbackQueue
+	calls  *callbackQueue
+	doneFn func() // p.recordDone, bound once: a method value allocates
 
 	unknownMu sync.Mutex
 	unknown   map[string]unknownTopic
@@ -141,6 +142,7 @@ func NewProducer(opts ...Option) (*Producer, error) {
 	}
 	p.acc = acc
 	p.calls = newCallbackQueue()
+	p.doneFn = p.recordDone
 	p.wg.Add(3)
 	go func() { defer p.wg.Done(); p.calls.run() }()
 	go func() { defer p.wg.Done(); p.metadataLoop() }()
@@ -314,7 +316,7 @@ func (p *Producer) recentlyUnknown(topic string) error {
 
 // finish calls r's callback (through the ordered callback queue).
 func (p *Producer) finish(r *Record, err error) {
-	p.calls.push(r, err, p.recordDone)
+	p.calls.push(r, err, p.doneFn)
 }
 
 // recordDone runs after a record's callback.
@@ -336,13 +338,17 @@ func (p *Producer) Flush(ctx context.Context) error {
 		case <-ctx.Done():
 			return fmt.Errorf("client: flush: %d records unresolved: %w", p.pending.Load(), ctx.Err())
 		case <-p.idle:
-		case <-time.After(50 * time.Millisecond):
-			// a record may be in the accumulator's linger: flush again
+		case <-time.After(flushPoll):
+			// Records that reached the accumulator after the flush
+			// began (a Produce waiting for metadata) wait for no linger.
 			p.acc.Flush()
 		}
 	}
 	return nil
 }
+
+// flushPoll is how often Flush closes batches again while it waits.
+const flushPoll = 5 * time.Millisecond
 
 // Close stops accepting records, waits until every buffered record is
 // resolved or ctx ends, then fails what is left with ErrClosed (joined

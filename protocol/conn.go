@@ -270,8 +270,8 @@ func (c *Conn) write(ctx context.Context, req kmsg.Request, decode func([]byte) 
 	stop := context.AfterFunc(ctx, func() { _ = c.nc.SetWriteDeadline(time.Unix(1, 0)) })
 	n, werr := c.nc.Write(frame)
 	stop()
-	if len(c.wbuf) > 1<<20 {
-		c.wbuf = nil // do not pin a large buffer
+	if cap(c.wbuf) > maxKeptWriteBuffer {
+		c.wbuf = nil // do not pin an unusually large buffer
 	}
 
 	if werr != nil && n < len(frame) {
@@ -305,6 +305,11 @@ func (c *Conn) write(ctx context.Context, req kmsg.Request, decode func([]byte) 
 	}
 	return nil
 }
+
+// maxKeptWriteBuffer bounds the write buffer a connection keeps between
+// requests: large enough for a produce request of several 1 MiB batches,
+// so the hot path does not reallocate it for every request.
+const maxKeptWriteBuffer = 16 << 20
 
 // readLoop reads responses until the connection fails, then fails whatever
 // is still in flight.
