@@ -314,6 +314,13 @@ const tickInterval = 50 * time.Millisecond
 // initProducerID asks any broker for a new idempotent producer id.
 func (p *Producer) initProducerID(ctx context.Context) (int64, int16, error) {
 	conn, err := p.pool.Any(ctx)
+	if errors.Is(err, protocol.ErrNoBroker) {
+		// No metadata yet: learn the brokers, then ask again at once.
+		if rerr := p.meta.Refresh(ctx); rerr != nil {
+			return 0, 0, errors.Join(err, rerr)
+		}
+		conn, err = p.pool.Any(ctx)
+	}
 	if err != nil {
 		return 0, 0, err
 	}

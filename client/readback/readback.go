@@ -29,53 +29,62 @@ const maxFetchBytes = 16 << 20
 // ReadTopic returns every record of every partition of topic, from each
 // partition's log start to its high watermark.
 func ReadTopic(ctx context.Context, brokers []string, topic string) (map[int32][]Record, error) {
+	out := map[int32][]Record{}
+	err := Scan(ctx, brokers, topic, func(r Record) error {
+		out[r.Partition] = append(out[r.Partition], r)
+		return nil
+	})
+	return out, err
+}
+
+// Scan calls fn for every record of every partition of topic, partition by
+// partition in offset order, from the log start to the high watermark,
+// without keeping them: for logs too large to hold. The Record's byte
+// slices are valid only during the call. An error from fn stops the scan.
+func Scan(ctx context.Context, brokers []string, topic string, fn func(Record) error) error {
 	meta := protocol.NewMetadata(brokers, protocol.MetadataConfig{RefreshInterval: -1})
 	defer meta.Close()
 	pool := protocol.NewPool(meta, protocol.PoolConfig{})
 	defer pool.Close()
 	if err := meta.Refresh(ctx, topic); err != nil {
-		return nil, err
+		return err
 	}
 	n, err := meta.Partitions(topic)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := make(map[int32][]Record, n)
 	for p := int32(0); p < n; p++ {
-		recs, err := readPartition(ctx, meta, pool, topic, p)
-		if err != nil {
-			return nil, fmt.Errorf("readback: %s[%d]: %w", topic, p, err)
+		if err := scanPartition(ctx, meta, pool, topic, p, fn); err != nil {
+			return fmt.Errorf("readback: %s[%d]: %w", topic, p, err)
 		}
-		out[p] = recs
 	}
-	return out, nil
+	return nil
 }
 
-func readPartition(ctx context.Context, meta *protocol.Metadata, pool *protocol.Pool, topic string, part int32) ([]Record, error) {
+func scanPartition(ctx context.Context, meta *protocol.Metadata, pool *protocol.Pool, topic string, part int32, fn func(Record) error) error {
 	leader, _, err := meta.Leader(topic, part)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	conn, err := pool.Conn(ctx, leader)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	offset, _, err := protocol.ListOffsets(ctx, conn, topic, part, protocol.ListEarliest)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var out []Record
 	for {
 		raw, hw, _, err := protocol.FetchPartition(ctx, conn, topic, part, offset, maxFetchBytes)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if offset >= hw {
-			return out, nil
+			return nil
 		}
 		batches, err := batching.DecodeBatches(raw, 256<<20)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		progressed := false
 		for _, b := range batches {
@@ -83,17 +92,19 @@ func readPartition(ctx context.Context, meta *protocol.Metadata, pool *protocol.
 				if r.Offset < offset {
 					continue
 				}
-				out = append(out, Record{
+				if err := fn(Record{
 					Partition: part, Offset: r.Offset, Key: r.Key, Value: r.Value, Headers: r.Headers,
 					ProducerID: b.Header.ProducerID, Epoch: b.Header.ProducerEpoch, BaseSequence: b.Header.BaseSequence,
-				})
+				}); err != nil {
+					return err
+				}
 			}
 			if next := b.Header.BaseOffset + int64(b.Header.LastOffsetDelta) + 1; next > offset {
 				offset, progressed = next, true
 			}
 		}
 		if !progressed {
-			return nil, fmt.Errorf("no progress at offset %d below high watermark %d", offset, hw)
+			return fmt.Errorf("no progress at offset %d below high watermark %d", offset, hw)
 		}
 	}
 }

@@ -32,8 +32,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "produce":
 		return runProduce(ctx, args[1:], os.Stdin, stdout, stderr)
 	case "demo":
-		fmt.Fprintf(stderr, "rollsafe %s: not implemented yet\n", args[0])
-		return 2
+		return runDemo(ctx, args[1:], stdout, stderr)
 	}
 	fmt.Fprintln(stderr, usage)
 	return 2

@@ -54,7 +54,7 @@ func TestRunSimServesUntilCanceled(t *testing.T) {
 
 func TestRunUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
-		nil, {"bogus"}, {"demo"}, {"produce"},
+		nil, {"bogus"}, {"demo", "-records", "0"}, {"demo", "-codec", "brotli"}, {"demo", "-scenario", "nope"}, {"produce"},
 		{"sim", "-topic", "nopartitions"}, {"sim", "-topic", "a:0"}, {"sim", "extra"}, {"sim", "-nosuchflag"},
 	} {
 		var out, errb strings.Builder
