@@ -246,6 +246,7 @@ func (s *sender) respond(round []outgoing, resp kmsg.Response, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	kick := false
+	var hints []leaderHint
 	for _, o := range round {
 		var r idempotence.Response
 		switch {
@@ -266,6 +267,7 @@ func (s *sender) respond(round []outgoing, resp kmsg.Response, err error) {
 				kick = true
 				if l := part.CurrentLeader; l.LeaderID >= 0 && l.LeaderEpoch >= 0 {
 					p.meta.ApplyLeaderHint(o.tp.Topic, o.tp.Partition, l.LeaderID, l.LeaderEpoch, endpoint(pr, l.LeaderID))
+					hints = append(hints, leaderHint{o.tp, l.LeaderID, l.LeaderEpoch})
 				}
 			}
 		}
@@ -273,9 +275,29 @@ func (s *sender) respond(round []outgoing, resp kmsg.Response, err error) {
 		p.wakeLocked(o.tp)
 	}
 	p.processEventsLocked()
+	// KIP-951: the broker named the partition's current leader. Move the
+	// partition there now instead of waiting for a metadata round trip.
+	for _, h := range hints {
+		if pt := p.parts[h.tp]; pt != nil {
+			if _, known := p.meta.Broker(h.leader); known {
+				p.setLeaderLocked(pt, h.leader, h.epoch)
+			}
+		}
+	}
+	if len(hints) > 0 {
+		p.processEventsLocked()
+	}
 	if kick {
 		p.kickMetadata()
 	}
+}
+
+// leaderHint is a partition's current leader as a produce response (v10+)
+// reported it.
+type leaderHint struct {
+	tp     idempotence.TopicPartition
+	leader int32
+	epoch  int32
 }
 
 // endpoint returns the address a KIP-951 produce response gives for a
