@@ -30,6 +30,10 @@ type Conn struct {
 	sem   chan struct{} // in-flight slots for requests expecting a response
 	wlock chan struct{} // write lock; a channel so waiting honours ctx
 	wbuf  []byte        // guarded by wlock
+	pf    produceFrame  // guarded by wlock
+	// writev is set for sockets whose net.Buffers writes are one writev
+	// (TCP, Unix); others (TLS, pipes) get produce frames flattened.
+	writev bool
 
 	mu      sync.Mutex
 	closed  bool
@@ -62,6 +66,10 @@ func newConn(nc net.Conn, addr string, cfg ConnConfig) *Conn {
 		sem:   make(chan struct{}, cfg.MaxInFlight),
 		wlock: make(chan struct{}, 1),
 		done:  make(chan struct{}),
+	}
+	switch nc.(type) {
+	case *net.TCPConn, *net.UnixConn:
+		c.writev = true
 	}
 	go c.readLoop()
 	return c
@@ -258,8 +266,6 @@ func (c *Conn) write(ctx context.Context, req kmsg.Request, decode func([]byte) 
 	}
 	c.mu.Unlock()
 
-	c.wbuf = appendRequest(c.wbuf[:0], req, corr, c.cfg.ClientID)
-	frame := c.wbuf
 	if dl, ok := ctx.Deadline(); ok {
 		_ = c.nc.SetWriteDeadline(dl)
 	} else if c.cfg.RequestTimeout > 0 {
@@ -268,13 +274,10 @@ func (c *Conn) write(ctx context.Context, req kmsg.Request, decode func([]byte) 
 		_ = c.nc.SetWriteDeadline(time.Time{})
 	}
 	stop := context.AfterFunc(ctx, func() { _ = c.nc.SetWriteDeadline(time.Unix(1, 0)) })
-	n, werr := c.nc.Write(frame)
+	n, size, werr := c.writeFrame(req, corr)
 	stop()
-	if cap(c.wbuf) > maxKeptWriteBuffer {
-		c.wbuf = nil // do not pin an unusually large buffer
-	}
 
-	if werr != nil && n < len(frame) {
+	if werr != nil && n < size {
 		c.mu.Lock()
 		if p != nil {
 			for i, q := range c.pending {
@@ -304,6 +307,30 @@ func (c *Conn) write(ctx context.Context, req kmsg.Request, decode func([]byte) 
 		cb(nil, nil)
 	}
 	return nil
+}
+
+// writeFrame encodes req's frame and writes it, returning the bytes
+// written and the frame's size. Produce requests are written as segments
+// (see produceFrame): with writev on TCP, the batches are never copied.
+func (c *Conn) writeFrame(req kmsg.Request, corr int32) (written, size int64, err error) {
+	if pr, ok := req.(*kmsg.ProduceRequest); ok && produceSpliceable(pr) {
+		segs := c.pf.encode(pr, corr, c.cfg.ClientID)
+		defer c.pf.release()
+		if c.writev {
+			bufs := net.Buffers(segs)
+			written, err = bufs.WriteTo(c.nc)
+			return written, int64(c.pf.size()), err
+		}
+		c.wbuf = c.pf.flatten(c.wbuf[:0])
+	} else {
+		c.wbuf = appendRequest(c.wbuf[:0], req, corr, c.cfg.ClientID)
+	}
+	n, err := c.nc.Write(c.wbuf)
+	size = int64(len(c.wbuf))
+	if cap(c.wbuf) > maxKeptWriteBuffer {
+		c.wbuf = nil // do not pin an unusually large buffer
+	}
+	return int64(n), size, err
 }
 
 // maxKeptWriteBuffer bounds the write buffer a connection keeps between
