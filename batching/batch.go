@@ -1,6 +1,7 @@
 package batching
 
 import (
+	"hash/crc32"
 	"log/slog"
 	"time"
 
@@ -26,6 +27,10 @@ type Batch struct {
 	wire []byte // raw or comp: what Bytes returns
 
 	firstTS, maxTS int64
+
+	// recordsCRC is the CRC32C of wire's records (after the header) and
+	// recordsShift crcShift of their length, set by finish.
+	recordsCRC, recordsShift uint32
 
 	producerID   int64
 	epoch        int16
@@ -69,7 +74,14 @@ func (b *Batch) SetProducer(producerID int64, epoch int16, baseSequence int32) {
 	be.PutUint64(w[offProducerID:], uint64(producerID))
 	be.PutUint16(w[offProducerEpoch:], uint16(epoch))
 	be.PutUint32(w[offBaseSequence:], uint32(baseSequence))
-	be.PutUint32(w[offCRC:], batchCRC(w))
+	be.PutUint32(w[offCRC:], b.crc())
+}
+
+// crc returns the batch's CRC32C from its header and the records' CRC
+// computed by finish, without a pass over the records.
+func (b *Batch) crc() uint32 {
+	h := crc32.Checksum(b.wire[offAttributes:batchHeaderLen], castagnoli)
+	return crcCombine(h, b.recordsCRC, b.recordsShift)
 }
 
 // reset prepares a pooled batch to be the open batch of tp.
@@ -150,7 +162,9 @@ func (b *Batch) writeHeader() {
 	be.PutUint16(w[offProducerEpoch:], uint16(b.epoch))
 	be.PutUint32(w[offBaseSequence:], uint32(b.baseSequence))
 	be.PutUint32(w[offNumRecords:], uint32(b.Records))
-	be.PutUint32(w[offCRC:], batchCRC(w))
+	b.recordsCRC = crc32.Checksum(w[batchHeaderLen:], castagnoli)
+	b.recordsShift = crcShift(len(w) - batchHeaderLen)
+	be.PutUint32(w[offCRC:], b.crc())
 }
 
 // timestampMillis returns r's timestamp in ms, or now's if it is zero.
