@@ -45,6 +45,9 @@ type partition struct {
 	tp      TopicPartition
 	open    *Batch // guarded by Accumulator.mu
 	nextSeq uint64 // guarded by Accumulator.mu
+	// sizeHint is the buffer the next open batch likely needs: the size
+	// of the last closed one (the batch size if it was about full).
+	sizeHint int // guarded by Accumulator.mu
 
 	dmu         sync.Mutex // guards the delivery fields below
 	nextDeliver uint64
@@ -165,9 +168,9 @@ func (a *Accumulator) tryAppend(tp TopicPartition, r *Record, token any, wait bo
 	}
 	b := p.open
 	if b == nil {
-		b = a.pool.get()
+		b = a.pool.get(p.sizeHint)
 		a.nextID++
-		b.reset(a, p, tp, a.nextID)
+		b.reset(a, p, tp, a.nextID, p.sizeHint)
 		p.open = b
 		if a.cfg.Linger > 0 {
 			a.linger.push(lingerEntry{p: p, id: b.id, deadline: time.Now().Add(a.cfg.Linger)}, a.lingerKick)
@@ -207,6 +210,10 @@ func (a *Accumulator) closeLocked(p *partition) {
 	a.openBytes -= b.chargeBytes
 	b.seq = p.nextSeq
 	p.nextSeq++
+	p.sizeHint = len(b.raw)
+	if p.sizeHint > a.cfg.BatchBytes-a.cfg.BatchBytes/8 {
+		p.sizeHint = a.cfg.BatchBytes
+	}
 	a.work.push(b)
 }
 

@@ -84,8 +84,9 @@ func (b *Batch) crc() uint32 {
 	return crcCombine(h, b.recordsCRC, b.recordsShift)
 }
 
-// reset prepares a pooled batch to be the open batch of tp.
-func (b *Batch) reset(a *Accumulator, p *partition, tp TopicPartition, id uint64) {
+// reset prepares a pooled batch to be the open batch of tp, with a buffer
+// of at least sizeHint bytes (so that it does not regrow step by step).
+func (b *Batch) reset(a *Accumulator, p *partition, tp TopicPartition, id uint64, sizeHint int) {
 	b.TP = tp
 	b.part = p
 	b.Records = 0
@@ -94,8 +95,8 @@ func (b *Batch) reset(a *Accumulator, p *partition, tp TopicPartition, id uint64
 	b.acc = a
 	b.codec = a.cfg.Codec
 	b.id = id
-	if cap(b.raw) < batchHeaderLen {
-		b.raw = make([]byte, batchHeaderLen, 4096)
+	if want := max(sizeHint, batchHeaderLen, minBatchBuffer); cap(b.raw) < want {
+		b.raw = make([]byte, batchHeaderLen, want)
 	}
 	b.raw = b.raw[:batchHeaderLen]
 	b.wire = nil
@@ -103,6 +104,9 @@ func (b *Batch) reset(a *Accumulator, p *partition, tp TopicPartition, id uint64
 	b.producerID, b.epoch, b.baseSequence = -1, -1, -1
 	b.chargeBytes, b.chargeRecords = 0, 0
 }
+
+// minBatchBuffer is the smallest buffer a batch starts with.
+const minBatchBuffer = 4096
 
 // add encodes r (timestamp ts, ms) as the next record. size is r's encoded
 // length and body its body length, computed for this batch's deltas.

@@ -15,7 +15,9 @@ type batchPool struct {
 
 func batchCap(b *Batch) int64 { return int64(cap(b.raw) + cap(b.comp)) }
 
-func (p *batchPool) get() *Batch {
+// get returns a free batch, preferring one whose buffer holds at least
+// want bytes.
+func (p *batchPool) get(want int) *Batch {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	n := len(p.free)
@@ -23,10 +25,11 @@ func (p *batchPool) get() *Batch {
 		return new(Batch)
 	}
 	// Small batches (closed by linger or flush) and full ones share the
-	// list; prefer the roomiest of the most recent few, so that a busy
-	// partition does not regrow a small buffer batch after batch.
+	// list; take the most recent one that holds want, else the roomiest
+	// of the most recent few, so that a busy partition does not regrow a
+	// small buffer batch after batch.
 	best := n - 1
-	for i := n - 2; i >= 0 && i >= n-poolScan; i-- {
+	for i := n - 2; i >= 0 && i >= n-poolScan && cap(p.free[best].raw) < want; i-- {
 		if cap(p.free[i].raw) > cap(p.free[best].raw) {
 			best = i
 		}

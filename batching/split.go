@@ -54,8 +54,8 @@ func (b *Batch) Split(maxBytes int) ([]*Batch, error) {
 			}
 		}
 		if cur == nil {
-			cur = a.pool.get()
-			cur.reset(a, nil, b.TP, 0)
+			cur = a.pool.get(target)
+			cur.reset(a, nil, b.TP, 0, target)
 			cur.codec = b.codec
 			out = append(out, cur)
 			body = recordBodyLen(&r[i], 0, 0)
