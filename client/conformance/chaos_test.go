@@ -31,18 +31,13 @@ func chaosConfig(seed int64) scenario.ChaosConfig {
 		// A dropped response costs the producer its request timeout
 		// (plus the connection's grace): one schedule in ten.
 		Drops: seed%10 == 0,
-		// State expires only for producers idle longer than any retry
-		// takes (a retry waits out a dropped response's request timeout),
-		// as Kafka's day-long producer.id.expiration.ms always does.
-		ExpiryIdle: expiryIdle(seed),
+		// Mid-run, state expires only for producers idle longer than any
+		// retry takes (a reconnect, a dropped response's request timeout),
+		// as Kafka's day-long producer.id.expiration.ms always does; the
+		// realistic expiry, of a producer whose batches are all answered,
+		// is played between the schedule and the final wave (chaosPlay).
+		ExpiryIdle: 2 * time.Second,
 	}
-}
-
-func expiryIdle(seed int64) time.Duration {
-	if seed%10 == 0 {
-		return 2 * time.Second
-	}
-	return 50 * time.Millisecond
 }
 
 // TestChaos plays seeded random fault schedules over a 3-broker cluster
@@ -149,6 +144,14 @@ func chaosPlay(r *rig, pl *scenario.Player, sched scenario.Schedule) error {
 	}
 	if err := pl.Heal(ctx, 10*time.Second); err != nil {
 		return err
+	}
+	if sched.Seed%3 == 0 {
+		// The producer goes idle, the brokers forget it (as after
+		// producer.id.expiration.ms), and it writes again.
+		if err := r.wait(30 * time.Second); err != nil {
+			return fmt.Errorf("before expiry: %w", err)
+		}
+		r.c.ExpireIdleProducers(0)
 	}
 	if err := r.goesOn("after", 90); err != nil {
 		return err

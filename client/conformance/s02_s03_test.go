@@ -48,6 +48,22 @@ func TestConformance02PossiblyPersisted(t *testing.T) {
 // REQUEST_TIMED_OUT). librdkafka's producer-wide epoch bump renumbered
 // those and wrote them twice; nothing may be duplicated anywhere.
 func TestConformance03NonHeadOutOfOrder(t *testing.T) {
+	// The genuine non-head OUT_OF_ORDER needs a batch pipelined behind the
+	// refused head, which scheduling does not always give: a run without
+	// it proves nothing, so it is played again (every run is checked in
+	// full either way).
+	for attempt := 1; attempt <= 3; attempt++ {
+		if conformance03(t) {
+			return
+		}
+		t.Logf("attempt %d: no batch was pipelined behind the refused head; again", attempt)
+	}
+	t.Fatal("partition 0: no injected NOT_LEADER followed by a genuine OUT_OF_ORDER in 3 runs")
+}
+
+// conformance03 plays scenario 3 once and reports whether partition 0 met
+// the non-head OUT_OF_ORDER it is about.
+func conformance03(t *testing.T) bool {
 	r := startT(t, cfg{partitions: 3, client: []client.Option{client.BatchBytes(1 << 10), client.Linger(time.Millisecond)}})
 	ctx := context.Background()
 	rr := func(i int) int32 { return int32(i % 3) }
@@ -68,9 +84,6 @@ func TestConformance03NonHeadOutOfOrder(t *testing.T) {
 	r.check(t, r.goesOn("after", 300), "after the fault")
 	_, err := r.verify()
 	r.check(t, err, "read-back")
-	if !r.sequence(0, answered(codeNotLeader, false), answered(codeOutOfOrderSequence, true)) {
-		t.Fatalf("partition 0: no injected NOT_LEADER followed by a genuine OUT_OF_ORDER\n%s", r.dump())
-	}
 	for _, p := range []int32{1, 2} {
 		if r.count(p, func(pr sim.ProduceRecord) bool { return pr.ErrorCode == codeRequestTimedOut && pr.Appended }) == 0 {
 			t.Fatalf("partition %d: no batch of unknown outcome", p)
@@ -82,4 +95,5 @@ func TestConformance03NonHeadOutOfOrder(t *testing.T) {
 			t.Fatalf("partition %d bumped its epoch %v because of partition 0", p, b)
 		}
 	}
+	return r.sequence(0, answered(codeNotLeader, false), answered(codeOutOfOrderSequence, true))
 }
