@@ -4,53 +4,79 @@ import "sync"
 
 // callbackQueue calls record callbacks on one goroutine, in the order the
 // engine resolved them, so user code never runs under the engine's lock and
-// records of one partition are called back in offset order.
+// records of one partition are called back in offset order. A batch's
+// records are queued under one lock acquisition, and done is told how many
+// records were called back once per run of the queue, not per record.
 type callbackQueue struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
 	items  []callback
 	spare  []callback
 	closed bool
+	done   func(records int) // after records' callbacks have returned
 }
 
 type callback struct {
-	r    *Record
-	err  error
-	done func()
-	fn   func() // instead of a record: a plain call (data-loss events)
+	r   *Record
+	err error
+	fn  func() // instead of a record: a plain call (data-loss events)
 }
 
-func newCallbackQueue() *callbackQueue {
-	q := &callbackQueue{}
+func newCallbackQueue(done func(records int)) *callbackQueue {
+	q := &callbackQueue{done: done}
 	q.cond = sync.NewCond(&q.mu)
 	return q
 }
 
-func (q *callbackQueue) push(r *Record, err error, done func()) {
+// push queues one record's callback.
+func (q *callbackQueue) push(r *Record, err error) {
 	q.mu.Lock()
 	if q.closed {
 		// The producer is closed: no runner may be left, call inline.
 		q.mu.Unlock()
-		c := callback{r: r, err: err, done: done}
-		c.call()
+		c := callback{r: r, err: err}
+		q.done(c.call())
 		return
 	}
-	q.items = append(q.items, callback{r: r, err: err, done: done})
+	q.items = append(q.items, callback{r: r, err: err})
 	q.mu.Unlock()
 	q.cond.Signal()
 }
 
-// call runs one queued item.
-func (c *callback) call() {
+// pushTokens queues the callbacks of a batch's records (its tokens, each a
+// *Record), in order, all with err.
+func (q *callbackQueue) pushTokens(tokens []any, err error) {
+	if len(tokens) == 0 {
+		return
+	}
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		for _, tok := range tokens {
+			c := callback{r: tok.(*Record), err: err}
+			c.call()
+		}
+		q.done(len(tokens))
+		return
+	}
+	for _, tok := range tokens {
+		q.items = append(q.items, callback{r: tok.(*Record), err: err})
+	}
+	q.mu.Unlock()
+	q.cond.Signal()
+}
+
+// call runs one queued item and returns how many records it called back.
+func (c *callback) call() int {
 	if c.fn != nil {
 		c.fn()
-		return
+		return 0
 	}
 	if cb := c.r.cb; cb != nil {
 		c.r.cb = nil
 		cb(c.r, c.err)
 	}
-	c.done()
+	return 1
 }
 
 // pushFunc queues a plain call.
@@ -87,9 +113,13 @@ func (q *callbackQueue) run() {
 		batch := q.items
 		q.items = q.spare[:0]
 		q.mu.Unlock()
+		n := 0
 		for i := range batch {
-			batch[i].call()
+			n += batch[i].call()
 			batch[i] = callback{}
+		}
+		if n > 0 {
+			q.done(n)
 		}
 		q.mu.Lock()
 		q.spare = batch

@@ -89,13 +89,12 @@ func (p *Producer) handleEventLocked(ev idempotence.Event) {
 		}
 		delete(p.batches, e.ID)
 		p.hooks.BatchAcked(e.TP.Topic, e.TP.Partition, bs.b.Records, e.BaseOffset)
-		for i, tok := range bs.b.Tokens {
-			r := tok.(*Record)
-			if e.BaseOffset >= 0 {
-				r.Offset = e.BaseOffset + int64(i)
+		if e.BaseOffset >= 0 {
+			for i, tok := range bs.b.Tokens {
+				tok.(*Record).Offset = e.BaseOffset + int64(i)
 			}
-			p.finish(r, nil)
 		}
+		p.calls.pushTokens(bs.b.Tokens, nil)
 		p.acc.Release(bs.b)
 	case idempotence.Failed:
 		bs := p.batches[e.ID]
@@ -131,9 +130,7 @@ func (p *Producer) handleEventLocked(ev idempotence.Event) {
 
 // failBatchLocked fails every record of a batch and frees it.
 func (p *Producer) failBatchLocked(bs *batchState, err error) {
-	for _, tok := range bs.b.Tokens {
-		p.finish(tok.(*Record), err)
-	}
+	p.calls.pushTokens(bs.b.Tokens, err)
 	p.acc.Release(bs.b)
 }
 

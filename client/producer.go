@@ -36,8 +36,7 @@ type Producer struct {
 	pending atomic.Int64  // records accepted and not yet called back
 	idle    chan struct{} // signalled when pending drops to zero
 
-	calls  *callbackQueue
-	doneFn func() // p.recordDone, bound once: a method value allocates
+	calls *callbackQueue
 
 	unknownMu sync.Mutex
 	unknown   map[string]unknownTopic
@@ -141,8 +140,7 @@ func NewProducer(opts ...Option) (*Producer, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	p.acc = acc
-	p.calls = newCallbackQueue()
-	p.doneFn = p.recordDone
+	p.calls = newCallbackQueue(p.recordsDone)
 	p.wg.Add(3)
 	go func() { defer p.wg.Done(); p.calls.run() }()
 	go func() { defer p.wg.Done(); p.metadataLoop() }()
@@ -316,12 +314,12 @@ func (p *Producer) recentlyUnknown(topic string) error {
 
 // finish calls r's callback (through the ordered callback queue).
 func (p *Producer) finish(r *Record, err error) {
-	p.calls.push(r, err, p.doneFn)
+	p.calls.push(r, err)
 }
 
-// recordDone runs after a record's callback.
-func (p *Producer) recordDone() {
-	if p.pending.Add(-1) == 0 {
+// recordsDone runs after n records' callbacks.
+func (p *Producer) recordsDone(n int) {
+	if p.pending.Add(-int64(n)) == 0 {
 		select {
 		case p.idle <- struct{}{}:
 		default:

@@ -171,15 +171,22 @@ func (s *sender) send(conn *protocol.Conn, round []outgoing) {
 	req := kmsg.NewPtrProduceRequest()
 	req.Acks = p.cfg.acks
 	req.TimeoutMillis = int32(p.cfg.requestTimeout / time.Millisecond)
-	topicIdx := map[string]int{}
+	var topicIdx map[string]int // only for requests of many topics
 	for _, o := range round {
-		i, ok := topicIdx[o.tp.Topic]
-		if !ok {
+		i := requestTopic(req, topicIdx, o.tp.Topic)
+		if i < 0 {
 			i = len(req.Topics)
-			topicIdx[o.tp.Topic] = i
 			t := kmsg.NewProduceRequestTopic()
 			t.Topic = o.tp.Topic
 			req.Topics = append(req.Topics, t)
+			if topicIdx != nil {
+				topicIdx[o.tp.Topic] = i
+			} else if len(req.Topics) > linearTopics {
+				topicIdx = make(map[string]int, 2*len(req.Topics))
+				for j := range req.Topics {
+					topicIdx[req.Topics[j].Topic] = j
+				}
+			}
 		}
 		pr := kmsg.NewProduceRequestTopicPartition()
 		pr.Partition = o.tp.Partition
@@ -195,6 +202,26 @@ func (s *sender) send(conn *protocol.Conn, round []outgoing) {
 	if err != nil {
 		s.respond(round, nil, err)
 	}
+}
+
+// linearTopics is how many topics a request's topic list is searched
+// linearly for before send indexes it with a map.
+const linearTopics = 8
+
+// requestTopic returns the index of topic in req.Topics, or -1.
+func requestTopic(req *kmsg.ProduceRequest, idx map[string]int, topic string) int {
+	if idx != nil {
+		if i, ok := idx[topic]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := len(req.Topics) - 1; i >= 0; i-- {
+		if req.Topics[i].Topic == topic {
+			return i
+		}
+	}
+	return -1
 }
 
 // refuse fails every batch the partitions may send now as refused by the
@@ -229,20 +256,8 @@ func (s *sender) respond(round []outgoing, resp kmsg.Response, err error) {
 	if err == nil && resp != nil {
 		pr, _ = resp.(*kmsg.ProduceResponse)
 	}
-	type key struct {
-		topic string
-		part  int32
-	}
-	var got map[key]*kmsg.ProduceResponseTopicPartition
-	if pr != nil {
-		got = make(map[key]*kmsg.ProduceResponseTopicPartition, len(round))
-		for i := range pr.Topics {
-			t := &pr.Topics[i]
-			for j := range t.Partitions {
-				got[key{t.Topic, t.Partitions[j].Partition}] = &t.Partitions[j]
-			}
-		}
-	}
+	var got responseIndex
+	got.init(pr)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	kick := false
@@ -256,7 +271,7 @@ func (s *sender) respond(round []outgoing, resp kmsg.Response, err error) {
 		case p.cfg.acks == AcksNone:
 			r = idempotence.Response{Code: 0, Class: idempotence.Appended, BaseOffset: -1, LogStartOffset: -1}
 		default:
-			part := got[key{o.tp.Topic, o.tp.Partition}]
+			part := got.find(o.tp.Topic, o.tp.Partition)
 			if part == nil {
 				// The broker answered without this partition: treat as unknown.
 				r = idempotence.Response{Code: -1, Class: idempotence.MaybeAppended, BaseOffset: -1, LogStartOffset: -1}
@@ -330,4 +345,80 @@ func (p *Producer) classOf(code int16) idempotence.Class {
 		return idempotence.NotAppendedFatal
 	}
 	return idempotence.MaybeAppended
+}
+
+// responseIndex finds a partition's answer in a produce response. Brokers
+// answer in request order, so the next position is tried first and a full
+// search (through a map, for large responses) is the fallback: no
+// allocation for the usual response.
+type responseIndex struct {
+	pr     *kmsg.ProduceResponse
+	ti, pi int // where the next partition's answer is expected
+	byKey  map[respKey]*kmsg.ProduceResponseTopicPartition
+}
+
+type respKey struct {
+	topic string
+	part  int32
+}
+
+// linearResponse is how many partitions a response may hold before
+// lookups out of order go through a map.
+const linearResponse = 16
+
+func (x *responseIndex) init(pr *kmsg.ProduceResponse) { *x = responseIndex{pr: pr} }
+
+// find returns the answer for topic's partition, or nil if the response
+// has none (or there is no response).
+func (x *responseIndex) find(topic string, part int32) *kmsg.ProduceResponseTopicPartition {
+	pr := x.pr
+	if pr == nil {
+		return nil
+	}
+	// Expected position: the current topic's next partition, or the next
+	// topic's first.
+	for x.ti < len(pr.Topics) {
+		t := &pr.Topics[x.ti]
+		if x.pi < len(t.Partitions) {
+			if t.Topic == topic && t.Partitions[x.pi].Partition == part {
+				x.pi++
+				return &t.Partitions[x.pi-1]
+			}
+			break
+		}
+		x.ti, x.pi = x.ti+1, 0
+	}
+	return x.search(topic, part)
+}
+
+func (x *responseIndex) search(topic string, part int32) *kmsg.ProduceResponseTopicPartition {
+	pr := x.pr
+	if x.byKey == nil {
+		n := 0
+		for i := range pr.Topics {
+			n += len(pr.Topics[i].Partitions)
+		}
+		if n <= linearResponse {
+			for i := range pr.Topics {
+				t := &pr.Topics[i]
+				if t.Topic != topic {
+					continue
+				}
+				for j := range t.Partitions {
+					if t.Partitions[j].Partition == part {
+						return &t.Partitions[j]
+					}
+				}
+			}
+			return nil
+		}
+		x.byKey = make(map[respKey]*kmsg.ProduceResponseTopicPartition, n)
+		for i := range pr.Topics {
+			t := &pr.Topics[i]
+			for j := range t.Partitions {
+				x.byKey[respKey{t.Topic, t.Partitions[j].Partition}] = &t.Partitions[j]
+			}
+		}
+	}
+	return x.byKey[respKey{topic, part}]
 }
