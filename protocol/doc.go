@@ -14,6 +14,11 @@
 // written fail with errors matching ErrConnLostAfterWrite (outcome unknown),
 // requests that were not fail with ErrNotWritten.
 //
+// Produce requests are not copied into a frame buffer: their fields are
+// encoded around the batches, which are referenced in place and written
+// with one writev on TCP (flattened into the write buffer on TLS). The
+// batches must not change until Send returns.
+//
 // # Errors
 //
 // Every Kafka error code has an ErrorCode constant, an Err* sentinel and an
