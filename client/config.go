@@ -66,7 +66,7 @@ func defaultConfig() config {
 		level:            compress.DefaultLevel,
 		batchBytes:       1 << 20,
 		maxRecordBytes:   1 << 20,
-		maxBufferedBytes: 256 << 20,
+		maxBufferedBytes: 64 << 20,
 		maxBufferedRecs:  1 << 20,
 		deliveryTimeout:  2 * time.Minute,
 		requestTimeout:   30 * time.Second,
@@ -118,7 +118,7 @@ func BatchBytes(n int) Option { return func(c *config) { c.batchBytes = n } }
 func MaxRecordBytes(n int) Option { return func(c *config) { c.maxRecordBytes = n } }
 
 // MaxBuffered sets the backpressure limits: records and bytes buffered and
-// not yet acknowledged (default 1Mi records, 256 MiB).
+// not yet acknowledged (default 1Mi records, 64 MiB).
 func MaxBuffered(records int, bytes int64) Option {
 	return func(c *config) { c.maxBufferedRecs, c.maxBufferedBytes = records, bytes }
 }

@@ -22,7 +22,8 @@ type broker struct {
 	ctx    context.Context // canceled when the broker stops
 	cancel context.CancelFunc
 	conns  map[net.Conn]struct{}
-	wg     sync.WaitGroup // accept loop and connections of the current run
+	wg     sync.WaitGroup // connections of the current run
+	lnWG   sync.WaitGroup // the accept loop, which lives as long as the cluster
 	delay  time.Duration
 	lag    time.Duration
 	lagSet bool
@@ -35,27 +36,41 @@ func newBroker(c *Cluster, id int32) *broker {
 
 // start listens on the broker's address and serves; the caller holds c.mu
 // or has not published the broker yet.
+//
+// The listener is opened once and kept for the cluster's life: a stopped
+// broker closes every connection it accepts (clients see the connection
+// fail, as with a broker that is down) but keeps its port, so a restart
+// never loses the address to another listener.
 func (b *broker) start() error {
-	ln, err := net.Listen("tcp", b.addr)
-	if err != nil {
-		return fmt.Errorf("sim: broker %d: %w", b.id, err)
+	if b.ln == nil {
+		ln, err := net.Listen("tcp", b.addr)
+		if err != nil {
+			return fmt.Errorf("sim: broker %d: %w", b.id, err)
+		}
+		b.addr = ln.Addr().String()
+		b.ln = ln
+		b.lnWG.Add(1)
+		go b.acceptLoop(ln)
 	}
-	b.addr = ln.Addr().String()
-	b.ln = ln
 	b.up = true
 	b.ctx, b.cancel = context.WithCancel(context.Background())
-	b.wg.Add(1)
-	go b.acceptLoop(ln, b.ctx)
 	b.c.log.Info("broker started", "broker", b.id, "addr", b.addr)
 	return nil
 }
 
-// stopLocked closes the listener and every connection; the caller then
-// waits on b.wg without holding c.mu.
+// closeListener stops the accept loop for good (the cluster is closing);
+// the caller then waits on b.lnWG.
+func (b *broker) closeListener() {
+	if b.ln != nil {
+		_ = b.ln.Close()
+	}
+}
+
+// stopLocked closes every connection; the caller then waits on b.wg
+// without holding c.mu.
 func (b *broker) stopLocked() {
 	b.up = false
 	b.cancel()
-	_ = b.ln.Close()
 	for nc := range b.conns {
 		_ = nc.Close()
 	}
@@ -63,19 +78,21 @@ func (b *broker) stopLocked() {
 	b.c.log.Info("broker stopped", "broker", b.id)
 }
 
-func (b *broker) acceptLoop(ln net.Listener, ctx context.Context) {
-	defer b.wg.Done()
+func (b *broker) acceptLoop(ln net.Listener) {
+	defer b.lnWG.Done()
 	for {
 		nc, err := ln.Accept()
 		if err != nil {
 			return
 		}
 		b.c.mu.Lock()
-		if ctx.Err() != nil {
+		if !b.up {
+			// Down: refuse the connection.
 			b.c.mu.Unlock()
 			_ = nc.Close()
-			return
+			continue
 		}
+		ctx := b.ctx
 		b.conns[nc] = struct{}{}
 		b.connID++
 		id := b.connID

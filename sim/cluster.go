@@ -199,11 +199,15 @@ func (c *Cluster) Close() error {
 			b.stopLocked()
 			stopped = append(stopped, b)
 		}
+		b.closeListener()
 	}
 	c.broadcastLocked()
 	c.mu.Unlock()
 	for _, b := range stopped {
 		b.wg.Wait()
+	}
+	for _, b := range c.brokers {
+		b.lnWG.Wait()
 	}
 	c.loops.Wait()
 	return nil
