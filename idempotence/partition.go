@@ -52,6 +52,7 @@ type partition struct {
 	hasAckedSeq  bool
 	anchor       ackRec // last batch of the delivered prefix with a known offset
 	hasAnchor    bool
+	anchorGap    int64    // records delivered after the anchor without a known offset
 	readFrom     int64    // FromOffset of the pending tail read
 	logStart     int64    // as last reported, -1 unknown
 	history      []ackRec // recent acknowledged batches with known offsets, oldest first
@@ -141,23 +142,30 @@ func (p *partition) acked(b *batch, base int64) {
 	}
 }
 
-// ackedBefore returns the last offset of the nearest batch before b in the
-// partition's order whose offset is known: an acknowledged batch still
-// listed, or else the last delivered one.
-func (p *partition) ackedBefore(b *batch) (int64, bool) {
-	last, ok := int64(-1), false
+// minNextOffset returns the lowest offset b can have in an intact log: past
+// the nearest batch before it whose offset is known (an acknowledged batch
+// still listed, or else the last delivered one), plus the records of the
+// batches acknowledged between them without an offset
+// (DUPLICATE_SEQUENCE_NUMBER), which occupy offsets too. ok is false when
+// no offset before b is known.
+func (p *partition) minNextOffset(b *batch) (next int64, ok bool) {
 	if p.hasAnchor {
-		last, ok = p.anchor.end(), true
+		next, ok = p.anchor.end()+1+p.anchorGap, true
 	}
 	for _, x := range p.batches {
 		if x == b {
 			break
 		}
-		if x.st == stAcked && x.offset >= 0 {
-			last, ok = x.offset+int64(x.records)-1, true
+		if x.st != stAcked {
+			continue
+		}
+		if x.offset >= 0 {
+			next, ok = x.offset+int64(x.records), true
+		} else {
+			next += int64(x.records)
 		}
 	}
-	return last, ok
+	return next, ok
 }
 
 // renumberAll clears the numbering of every unfinished batch; they are

@@ -245,7 +245,9 @@ func (pr *Producer) settle(p *partition) {
 		}
 		if b.offset >= 0 && b.numbered {
 			p.anchor = ackRec{base: b.offset, records: b.records, key: tailKey{b.pid, b.epoch, b.seq}}
-			p.hasAnchor = true
+			p.hasAnchor, p.anchorGap = true, 0
+		} else if p.hasAnchor {
+			p.anchorGap += int64(b.records)
 		}
 		pr.emit(Delivered{TP: p.tp, ID: b.id, BaseOffset: b.offset})
 	}

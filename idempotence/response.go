@@ -90,15 +90,15 @@ func (pr *Producer) Response(tp TopicPartition, id BatchID, r Response, now time
 	pr.settle(p)
 }
 
-// ack records that b is in the log. A batch placed at or below the end of
-// the acknowledged batch that precedes it in the partition's order means
-// the log was truncated under us (an unclean leader election, a replica
+// ack records that b is in the log. A batch placed below where the
+// acknowledged batches before it in the partition's order end (counting
+// those acknowledged without an offset) means the log was truncated under us (an unclean leader election, a replica
 // that lost its disk): the partition reads its tail to find which
 // acknowledged records are gone. (Acknowledgements themselves may come out
 // of order — a retried batch deduplicated after later ones — so only the
 // order of the batches counts.)
 func (pr *Producer) ack(p *partition, b *batch, base int64) {
-	if prev, ok := p.ackedBefore(b); ok && base >= 0 && base <= prev {
+	if next, ok := p.minNextOffset(b); ok && base >= 0 && base < next {
 		p.cautious, p.needRead = true, true
 	}
 	p.acked(b, base)

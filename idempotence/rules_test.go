@@ -307,6 +307,18 @@ func TestRuleDataLoss(t *testing.T) {
 			r.enqueue(tp0, 1, 4)
 			r.sendsAre(r.send(tp0), "4@4/0")
 		}},
+		{name: "records acknowledged without an offset still occupy the log", run: func(r *rig) {
+			r.enqueue(tp0, 2, 1, 2, 3, 4)
+			r.sendsAre(r.send(tp0), "1@3/0", "2@3/2", "3@3/4", "4@3/6")
+			r.ok(tp0, 1, 10)
+			r.answer(tp0, 2, CodeDuplicateSequenceNumber, Appended, -1) // somewhere at 12..13
+			r.ok(tp0, 3, 14)                                            // intact: no read
+			ev := r.take()
+			r.none(ev, "read tail", len(find[ReadTail](ev)))
+			r.ok(tp0, 4, 12) // below 16: the log lost what stood at 12..15
+			rt := find[ReadTail](r.take())
+			r.is(len(rt) == 1, "a truncation hidden behind an offset-less ack is noticed: %v", rt)
+		}},
 		{name: "a retry acknowledged after later batches is no truncation", run: func(r *rig) {
 			r.enqueue(tp0, 2, 1, 2)
 			r.sendsAre(r.send(tp0), "1@3/0", "2@3/2")
