@@ -2,6 +2,7 @@ package compress
 
 import (
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/klauspost/compress/gzip"
@@ -19,7 +20,7 @@ const DefaultLevel = -1000
 type Compressor struct {
 	codec Codec
 	level int
-	pool  *sync.Pool // *gzipEnc, *lz4Enc or *zstd.Encoder
+	pool  *sync.Pool // *streamEnc (gzip, lz4) or *zstd.Encoder
 }
 
 var (
@@ -55,9 +56,8 @@ func NewCompressor(c Codec, level int) (*Compressor, error) {
 		}
 		cm.level = level
 		cm.pool = poolFor(c, level, func() any {
-			e := new(gzipEnc)
-			e.w, _ = gzip.NewWriterLevel(nil, level) // level checked above
-			return e
+			w, _ := gzip.NewWriterLevel(nil, level) // level checked above
+			return &streamEnc{w: w}
 		})
 	case LZ4:
 		lvl := lz4.Fast
@@ -70,9 +70,9 @@ func NewCompressor(c Codec, level int) (*Compressor, error) {
 			}
 		}
 		cm.pool = poolFor(c, level, func() any {
-			e := &lz4Enc{w: lz4.NewWriter(nil)}
-			_ = e.w.Apply(lz4.BlockSizeOption(lz4.Block64Kb), lz4.ConcurrencyOption(1), lz4.CompressionLevelOption(lvl))
-			return e
+			w := lz4.NewWriter(nil)
+			_ = w.Apply(lz4.BlockSizeOption(lz4.Block64Kb), lz4.ConcurrencyOption(1), lz4.CompressionLevelOption(lvl))
+			return &streamEnc{w: w}
 		})
 	case Zstd:
 		lvl := zstd.SpeedDefault
@@ -101,16 +101,31 @@ func (cm *Compressor) Level() int { return cm.level }
 // appender is an io.Writer appending to a slice.
 type appender struct{ b []byte }
 
-// gzipEnc and lz4Enc pool a writer with its output appender, so that
-// compressing allocates nothing.
-type gzipEnc struct {
-	w *gzip.Writer
+// streamWriter is what gzip's and lz4's writers have in common.
+type streamWriter interface {
+	Reset(io.Writer)
+	Write([]byte) (int, error)
+	Close() error
+}
+
+// streamEnc is a pooled stream writer with the appender it writes into,
+// so that compressing allocates nothing.
+type streamEnc struct {
+	w streamWriter
 	a appender
 }
 
-type lz4Enc struct {
-	w *lz4.Writer
-	a appender
+// compress appends src's compressed form to dst through the writer.
+func (e *streamEnc) compress(dst, src []byte) ([]byte, error) {
+	e.a.b = dst
+	e.w.Reset(&e.a)
+	_, err := e.w.Write(src)
+	if err == nil {
+		err = e.w.Close()
+	}
+	out := e.a.b
+	e.a.b = nil
+	return out, err
 }
 
 func (a *appender) Write(p []byte) (int, error) { a.b = append(a.b, p...); return len(p), nil }
@@ -128,28 +143,9 @@ func (cm *Compressor) Compress(dst, src []byte) ([]byte, error) {
 		dst = e.EncodeAll(src, dst)
 		cm.pool.Put(e)
 		return dst, nil
-	case Gzip:
-		e := cm.pool.Get().(*gzipEnc)
-		e.a.b = dst
-		e.w.Reset(&e.a)
-		_, err := e.w.Write(src)
-		if err == nil {
-			err = e.w.Close()
-		}
-		out := e.a.b
-		e.a.b = nil
-		cm.pool.Put(e)
-		return out, err
-	case LZ4:
-		e := cm.pool.Get().(*lz4Enc)
-		e.a.b = dst
-		e.w.Reset(&e.a)
-		_, err := e.w.Write(src)
-		if err == nil {
-			err = e.w.Close()
-		}
-		out := e.a.b
-		e.a.b = nil
+	case Gzip, LZ4:
+		e := cm.pool.Get().(*streamEnc)
+		out, err := e.compress(dst, src)
 		cm.pool.Put(e)
 		return out, err
 	}

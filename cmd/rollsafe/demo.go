@@ -94,21 +94,6 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// demoHooks counts the producer's recovery work for the report.
-type demoHooks struct {
-	client.NopHooks
-	retries, bumps, tails, losses atomic.Int64
-}
-
-func (h *demoHooks) BatchSent(_ string, _ int32, _ int32, _ int, _ int, retry bool) {
-	if retry {
-		h.retries.Add(1)
-	}
-}
-func (h *demoHooks) EpochBumped(string, int32, int64, int16) { h.bumps.Add(1) }
-func (h *demoHooks) TailRead(string, int32, int64)           { h.tails.Add(1) }
-func (h *demoHooks) DataLossDetected(client.DataLoss)        { h.losses.Add(1) }
-
 func demo(ctx context.Context, out io.Writer, n, size int, codec compress.Codec, parts int32, sched scenario.Schedule) (demoReport, error) {
 	rep := demoReport{records: n}
 	c, err := sim.NewCluster(sim.Brokers(3), sim.Topic(demoTopic, parts, 3), sim.RecorderLimit(100))
@@ -116,7 +101,7 @@ func demo(ctx context.Context, out io.Writer, n, size int, codec compress.Codec,
 		return rep, err
 	}
 	defer c.Close()
-	hooks := &demoHooks{}
+	hooks := &countingHooks{}
 	p, err := client.NewProducer(client.Brokers(c.Addrs()...), client.Compression(codec, compress.DefaultLevel), client.WithHooks(hooks))
 	if err != nil {
 		return rep, err

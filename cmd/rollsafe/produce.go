@@ -30,7 +30,8 @@ type produceSummary struct {
 	Seconds        float64 `json:"seconds"`
 }
 
-// countingHooks counts what the summary reports.
+// countingHooks counts the producer's recovery work for the summaries of
+// produce and demo.
 type countingHooks struct {
 	client.NopHooks
 	retries, bumps, tails, losses atomic.Int64
