@@ -387,9 +387,19 @@ func (c *Conn) readOne(br *bufio.Reader, buf *bytes.Buffer) bool {
 		c.deliver(p, nil, fmt.Errorf("%w: %w", ErrConnLostAfterWrite, err))
 		return false
 	}
+	if p.key != produceKey {
+		// kmsg's decoded byte fields (a fetch's records) alias the frame:
+		// leave this buffer to the response and read the next frame into a
+		// new one. Produce responses hold no bytes the caller keeps, so the
+		// hot path keeps reusing its buffer.
+		*buf = bytes.Buffer{}
+	}
 	c.deliver(p, resp, nil)
 	return true
 }
+
+// produceKey is the Produce API's key.
+const produceKey = 0
 
 func (c *Conn) decode(p *pending, frame []byte) (resp kmsg.Response, err error) {
 	body, err := parseResponseHeader(frame, p.corr, p.flexHdr)
