@@ -13,7 +13,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rollsafe/rollsafe/batching"
 	"github.com/rollsafe/rollsafe/client"
 	"github.com/rollsafe/rollsafe/client/readback"
 	"github.com/rollsafe/rollsafe/protocol"
@@ -95,42 +94,9 @@ func readSecure(t *testing.T, addrs []string, topic string, cc protocol.ConnConf
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	meta := protocol.NewMetadata(addrs, protocol.MetadataConfig{Conn: cc, RefreshInterval: -1})
-	defer meta.Close()
-	pool := protocol.NewPool(meta, protocol.PoolConfig{Conn: cc})
-	defer pool.Close()
-	require.NoError(t, meta.Refresh(ctx, topic))
-	n, err := meta.Partitions(topic)
+	log, err := readback.ReadTopicConn(ctx, addrs, topic, cc)
 	require.NoError(t, err)
-	out := map[int32][]readback.Record{}
-	for part := int32(0); part < n; part++ {
-		leader, _, err := meta.Leader(topic, part)
-		require.NoError(t, err)
-		conn, err := pool.Conn(ctx, leader)
-		require.NoError(t, err)
-		offset, _, err := protocol.ListOffsets(ctx, conn, topic, part, protocol.ListEarliest)
-		require.NoError(t, err)
-		for {
-			raw, hw, _, err := protocol.FetchPartition(ctx, conn, topic, part, offset, 16<<20)
-			require.NoError(t, err)
-			if offset >= hw {
-				break
-			}
-			batches, err := batching.DecodeBatches(raw, 256<<20)
-			require.NoError(t, err)
-			before := offset
-			for _, b := range batches {
-				for _, r := range b.Records {
-					if r.Offset >= offset {
-						out[part] = append(out[part], readback.Record{Partition: part, Offset: r.Offset, Key: r.Key, Value: r.Value})
-					}
-				}
-				offset = max(offset, b.Header.BaseOffset+int64(b.Header.LastOffsetDelta)+1)
-			}
-			require.Greater(t, offset, before, "no progress reading %s[%d]", topic, part)
-		}
-	}
-	return out
+	return log
 }
 
 // verifySecure checks the run against the log read over cc.

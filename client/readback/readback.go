@@ -29,8 +29,13 @@ const maxFetchBytes = 16 << 20
 // ReadTopic returns every record of every partition of topic, from each
 // partition's log start to its high watermark.
 func ReadTopic(ctx context.Context, brokers []string, topic string) (map[int32][]Record, error) {
+	return ReadTopicConn(ctx, brokers, topic, protocol.ConnConfig{})
+}
+
+// ReadTopicConn is ReadTopic over connections configured by cc (TLS, SASL).
+func ReadTopicConn(ctx context.Context, brokers []string, topic string, cc protocol.ConnConfig) (map[int32][]Record, error) {
 	out := map[int32][]Record{}
-	err := Scan(ctx, brokers, topic, func(r Record) error {
+	err := ScanConn(ctx, brokers, topic, cc, func(r Record) error {
 		out[r.Partition] = append(out[r.Partition], r)
 		return nil
 	})
@@ -42,9 +47,14 @@ func ReadTopic(ctx context.Context, brokers []string, topic string) (map[int32][
 // without keeping them: for logs too large to hold. The Record's byte
 // slices are valid only during the call. An error from fn stops the scan.
 func Scan(ctx context.Context, brokers []string, topic string, fn func(Record) error) error {
-	meta := protocol.NewMetadata(brokers, protocol.MetadataConfig{RefreshInterval: -1})
+	return ScanConn(ctx, brokers, topic, protocol.ConnConfig{}, fn)
+}
+
+// ScanConn is Scan over connections configured by cc (TLS, SASL).
+func ScanConn(ctx context.Context, brokers []string, topic string, cc protocol.ConnConfig, fn func(Record) error) error {
+	meta := protocol.NewMetadata(brokers, protocol.MetadataConfig{Conn: cc, RefreshInterval: -1})
 	defer meta.Close()
-	pool := protocol.NewPool(meta, protocol.PoolConfig{})
+	pool := protocol.NewPool(meta, protocol.PoolConfig{Conn: cc})
 	defer pool.Close()
 	if err := meta.Refresh(ctx, topic); err != nil {
 		return err
