@@ -95,18 +95,7 @@ func TestDialTLS(t *testing.T) {
 	f.handle = metadataResponder
 	ln, err := tls.Listen("tcp", "127.0.0.1:0", srvCfg)
 	require.NoError(t, err)
-	f.ln = ln
-	f.wg.Add(1)
-	go func() {
-		defer f.wg.Done()
-		for {
-			nc, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			f.serve(nc)
-		}
-	}()
+	f.serveListener(ln)
 	defer f.close()
 
 	c, err := Dial(context.Background(), ln.Addr().String(), ConnConfig{TLS: &tls.Config{RootCAs: roots}})

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"runtime"
@@ -51,6 +52,13 @@ func (f *fakeBroker) listen() string {
 	if err != nil {
 		f.t.Fatal(err)
 	}
+	f.serveListener(ln)
+	f.t.Cleanup(f.close)
+	return ln.Addr().String()
+}
+
+// serveListener serves every connection ln accepts until f closes it.
+func (f *fakeBroker) serveListener(ln net.Listener) {
 	f.ln = ln
 	f.wg.Add(1)
 	go func() {
@@ -63,8 +71,27 @@ func (f *fakeBroker) listen() string {
 			f.serve(nc)
 		}
 	}()
-	f.t.Cleanup(f.close)
-	return ln.Addr().String()
+}
+
+// errBadRequest marks a frame that arrived but did not decode (as opposed
+// to the connection ending).
+var errBadRequest = errors.New("bad request frame")
+
+// readRequest reads one request frame from br and decodes it.
+func readRequest(br *bufio.Reader) (kmsg.Request, int32, error) {
+	var sz [4]byte
+	if _, err := io.ReadFull(br, sz[:]); err != nil {
+		return nil, 0, err
+	}
+	frame := make([]byte, binary.BigEndian.Uint32(sz[:]))
+	if _, err := io.ReadFull(br, frame); err != nil {
+		return nil, 0, err
+	}
+	req, corr, err := parseRequestFrame(frame)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: %w", errBadRequest, err)
+	}
+	return req, corr, nil
 }
 
 func (f *fakeBroker) serve(nc net.Conn) {
@@ -109,15 +136,10 @@ func (f *fakeBroker) loop(nc net.Conn) {
 		defer close(queue)
 		br := bufio.NewReader(nc)
 		for {
-			var sz [4]byte
-			if _, err := io.ReadFull(br, sz[:]); err != nil {
-				return
+			req, corr, err := readRequest(br)
+			if err != nil && !errors.Is(err, errBadRequest) {
+				return // the connection ended
 			}
-			frame := make([]byte, binary.BigEndian.Uint32(sz[:]))
-			if _, err := io.ReadFull(br, frame); err != nil {
-				return
-			}
-			req, corr, err := parseRequestFrame(frame)
 			if err != nil {
 				f.t.Errorf("fake broker: bad request: %v", err)
 				_ = nc.Close()

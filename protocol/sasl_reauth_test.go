@@ -3,8 +3,6 @@ package protocol
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
-	"io"
 	"net"
 	"runtime"
 	"testing"
@@ -33,15 +31,7 @@ func newScriptedPeer(t *testing.T, nc net.Conn) *scriptedPeer {
 		defer close(p.reqs)
 		br := bufio.NewReader(nc)
 		for {
-			var sz [4]byte
-			if _, err := io.ReadFull(br, sz[:]); err != nil {
-				return
-			}
-			frame := make([]byte, binary.BigEndian.Uint32(sz[:]))
-			if _, err := io.ReadFull(br, frame); err != nil {
-				return
-			}
-			req, corr, err := parseRequestFrame(frame)
+			req, corr, err := readRequest(br)
 			if err != nil {
 				return
 			}
