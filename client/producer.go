@@ -201,13 +201,7 @@ func (p *Producer) produce(ctx context.Context, r *Record, cb func(*Record, erro
 		p.finish(r, err)
 		return
 	}
-	br := batching.Record{Key: r.Key, Value: r.Value, Timestamp: r.Timestamp}
-	if len(r.Headers) > 0 {
-		br.Headers = make([]batching.Header, len(r.Headers))
-		for i, h := range r.Headers {
-			br.Headers[i] = batching.Header{Key: h.Key, Value: h.Value}
-		}
-	}
+	br := batching.Record{Key: r.Key, Value: r.Value, Headers: r.Headers, Timestamp: r.Timestamp}
 	btp := batching.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}
 	if try {
 		err = p.acc.TryAppend(btp, &br, r)

@@ -1,12 +1,14 @@
 package client
 
-import "time"
+import (
+	"time"
 
-// Header is a record header.
-type Header struct {
-	Key   string
-	Value []byte
-}
+	"github.com/rollsafe/rollsafe/batching"
+)
+
+// Header is a record header (Key, Value). It is batching's header type, so
+// a record's headers go into its batch without being copied first.
+type Header = batching.Header
 
 // Record is one Kafka record to produce. After delivery Partition and Offset
 // hold where it was written.
