@@ -30,5 +30,13 @@
 //
 // Metadata is a single-flight, periodically refreshed view of leaders (with
 // leader epochs) and brokers; Pool keeps one connection per broker id and
-// redials with backoff. FetchPartition and ListOffsets serve log-tail reads.
+// redials with backoff.
+//
+// # Reads and producer state
+//
+// Fetch (FetchOptions: leader epoch, leader-only) and ListOffsets serve
+// log-tail reads; FetchPartition is Fetch without an epoch. A Fetch stops at
+// the answering replica's high watermark, which a follower or a new leader
+// may hold below what is committed. DescribeProducers (KIP-664) asks a
+// replica for its producer state, uncommitted appends included on the leader.
 package protocol

@@ -22,59 +22,15 @@ const (
 // and log start offset are returned with them when the broker sent them
 // (log start offset is -1 before Fetch v5).
 //
-// Fetch is capped at v12 here because v13+ addresses topics by id.
+// It sends no leader epoch and KIP-392 client metadata (Fetch v11+), so a
+// follower may answer from its own high watermark; Fetch with FetchOptions
+// checks the leader epoch and can insist on the leader.
 func FetchPartition(ctx context.Context, c *Conn, topic string, partition int32, offset int64, maxBytes int32) (records []byte, highWatermark, logStartOffset int64, err error) {
-	req := kmsg.NewPtrFetchRequest()
-	req.ReplicaID = -1
-	req.MaxWaitMillis = 0
-	req.MinBytes = 1
-	req.MaxBytes = maxBytes
-	req.IsolationLevel = 0
-	req.SessionID = 0
-	req.SessionEpoch = -1 // no fetch session
-	rt := kmsg.NewFetchRequestTopic()
-	rt.Topic = topic
-	rp := kmsg.NewFetchRequestTopicPartition()
-	rp.Partition = partition
-	rp.CurrentLeaderEpoch = -1
-	rp.FetchOffset = offset
-	rp.LogStartOffset = -1
-	rp.PartitionMaxBytes = maxBytes
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
-
-	v, err := c.VersionFor(req.Key())
-	if err != nil {
-		return nil, -1, -1, fmt.Errorf("%w: %w", ErrNotWritten, err)
+	if maxBytes <= 0 {
+		maxBytes = 1 << 20
 	}
-	if v > 12 {
-		v = 12
-	}
-	req.SetVersion(v)
-	raw, err := c.requestAt(ctx, req)
-	if err != nil {
-		return nil, -1, -1, err
-	}
-	resp := raw.(*kmsg.FetchResponse)
-	if err := ErrorForCode(resp.ErrorCode); err != nil {
-		return nil, -1, -1, fmt.Errorf("protocol: fetch %s[%d]: %w", topic, partition, err)
-	}
-	for _, t := range resp.Topics {
-		if t.Topic != topic {
-			continue
-		}
-		for _, p := range t.Partitions {
-			if p.Partition != partition {
-				continue
-			}
-			lso := int64(-1)
-			if v >= 5 {
-				lso = p.LogStartOffset
-			}
-			return p.RecordBatches, p.HighWatermark, lso, PartitionError(p.ErrorCode, topic, partition, "")
-		}
-	}
-	return nil, -1, -1, fmt.Errorf("%w: fetch response has no %s[%d]", ErrMalformedResponse, topic, partition)
+	r, err := Fetch(ctx, c, FetchOptions{Topic: topic, Partition: partition, Offset: offset, MaxBytes: maxBytes, CurrentLeaderEpoch: NoLeaderEpoch})
+	return r.Records, r.HighWatermark, r.LogStartOffset, err
 }
 
 // ListOffsets returns the offset for timestamp (ListEarliest, ListLatest or
