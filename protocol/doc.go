@@ -30,7 +30,9 @@
 //
 // Metadata is a single-flight, periodically refreshed view of leaders (with
 // leader epochs) and brokers; Pool keeps one connection per broker id and
-// redials with backoff.
+// redials with backoff; when the metadata moves a broker id to a new
+// address, the next Conn for it closes the old connection and dials the new
+// address.
 //
 // # Reads and producer state
 //

@@ -53,8 +53,31 @@ type Pool struct {
 type slot struct {
 	lock     chan struct{} // held while dialing
 	conn     *Conn         // guarded by lock
+	addr     string        // the address conn was dialed at (or last tried)
 	failures int
 	nextTry  time.Time
+}
+
+// current returns the slot's connection if it is alive and still at the
+// address the resolver gives for id (or the resolver no longer knows id);
+// a live connection to an address the broker left is closed and forgotten,
+// as are the failures counted against that address. The caller holds
+// s.lock.
+func (p *Pool) current(s *slot, id int32) *Conn {
+	addr, ok := p.brokers.Broker(id)
+	if ok && addr != s.addr {
+		if s.conn != nil {
+			p.log.Info("kafka broker moved, closing connection to its old address",
+				"broker", id, "old", s.addr, "new", addr)
+			_ = s.conn.Close()
+			s.conn = nil
+		}
+		s.addr, s.failures, s.nextTry = addr, 0, time.Time{}
+	}
+	if alive(s.conn) {
+		return s.conn
+	}
+	return nil
 }
 
 // NewPool returns a pool resolving broker ids through brokers.
@@ -95,6 +118,12 @@ func alive(c *Conn) bool {
 // Conn returns the live connection to brokerID, dialing it if needed. After
 // failed dials it waits out the backoff (bounded by ctx) before dialing
 // again. An unknown broker id gives an error matching ErrNoBroker.
+//
+// When the resolver gives brokerID a new address (a broker replaced or
+// rescheduled comes back elsewhere under the same id), the connection to
+// the old address is closed, failing the requests in flight on it with
+// ErrConnLostAfterWrite (the broker may have processed them), and the new address
+// is dialed without waiting out the old address's backoff.
 func (p *Pool) Conn(ctx context.Context, brokerID int32) (*Conn, error) {
 	p.mu.Lock()
 	if p.closed {
@@ -116,8 +145,8 @@ func (p *Pool) Conn(ctx context.Context, brokerID int32) (*Conn, error) {
 		return nil, ErrClosed
 	}
 	defer func() { <-s.lock }()
-	if alive(s.conn) {
-		return s.conn, nil
+	if c := p.current(s, brokerID); c != nil {
+		return c, nil
 	}
 	if wait := time.Until(s.nextTry); wait > 0 {
 		t := time.NewTimer(wait)
@@ -134,6 +163,10 @@ func (p *Pool) Conn(ctx context.Context, brokerID int32) (*Conn, error) {
 	addr, ok := p.brokers.Broker(brokerID)
 	if !ok {
 		return nil, fmt.Errorf("%w: broker id %d is not in the metadata", ErrNoBroker, brokerID)
+	}
+	if addr != s.addr {
+		// Moved while we waited out the backoff.
+		s.addr, s.failures = addr, 0
 	}
 	dctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(p.ctx, cancel)
@@ -212,10 +245,7 @@ func (p *Pool) existing(id int32) *Conn {
 		return nil // being dialed
 	}
 	defer func() { <-s.lock }()
-	if alive(s.conn) {
-		return s.conn
-	}
-	return nil
+	return p.current(s, id)
 }
 
 // Close closes every connection, failing requests in flight on them, and
