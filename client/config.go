@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rollsafe/rollsafe/compress"
@@ -53,6 +56,7 @@ type config struct {
 	auth             func(ctx context.Context, c *protocol.Conn) error // SASL, run on every new connection
 	tailFetchBytes   int32
 	workers          int
+	nilOptions       int // nil Options given to NewProducer
 }
 
 func defaultConfig() config {
@@ -171,50 +175,97 @@ func WithTLS(cfg *tls.Config) Option { return func(c *config) { c.tls = cfg } }
 // (default GOMAXPROCS).
 func CompressionWorkers(n int) Option { return func(c *config) { c.workers = n } }
 
+// validate reports every problem of the configuration at once, in one
+// error wrapping ErrInvalidConfig: "client: invalid config: Brokers: ...;
+// Linger: ...".
 func (c *config) validate() error {
-	bad := func(field, format string, args ...any) error {
-		return fmt.Errorf("%w: %s: %s", ErrInvalidConfig, field, fmt.Sprintf(format, args...))
+	var problems []string
+	bad := func(field, format string, args ...any) {
+		problems = append(problems, field+": "+fmt.Sprintf(format, args...))
 	}
-	switch {
-	case len(c.brokers) == 0:
-		return bad("Brokers", "no brokers given")
-	case c.acks != AcksAll && c.acks != AcksLeader && c.acks != AcksNone:
-		return bad("Acks", "%d is not -1 (all), 0 or 1", c.acks)
-	case c.idempotent && c.acks != AcksAll:
-		return bad("Acks", "idempotence requires acks=all (-1), got %d", c.acks)
-	case c.maxInFlight < 1:
-		return bad("MaxInFlight", "%d is less than 1", c.maxInFlight)
-	case c.idempotent && c.maxInFlight > 5:
-		return bad("MaxInFlight", "idempotence allows at most 5, got %d", c.maxInFlight)
-	case !c.codec.Valid():
-		return bad("Compression", "unknown codec %d", int8(c.codec))
-	case c.linger < 0:
-		return bad("Linger", "negative duration %v", c.linger)
-	case c.batchBytes <= 0:
-		return bad("BatchBytes", "%d is not positive", c.batchBytes)
-	case c.maxRecordBytes <= 0:
-		return bad("MaxRecordBytes", "%d is not positive", c.maxRecordBytes)
-	case c.maxBufferedBytes <= 0 || c.maxBufferedRecs <= 0:
-		return bad("MaxBuffered", "records %d and bytes %d must be positive", c.maxBufferedRecs, c.maxBufferedBytes)
-	case c.maxBufferedBytes < int64(c.maxRecordBytes):
-		return bad("MaxBuffered", "%d bytes cannot hold one record of MaxRecordBytes %d", c.maxBufferedBytes, c.maxRecordBytes)
-	case c.deliveryTimeout <= 0:
-		return bad("DeliveryTimeout", "%v is not positive", c.deliveryTimeout)
-	case c.requestTimeout <= 0:
-		return bad("RequestTimeout", "%v is not positive", c.requestTimeout)
-	case c.dialTimeout <= 0:
-		return bad("DialTimeout", "%v is not positive", c.dialTimeout)
-	case c.retryBackoff < 0:
-		return bad("RetryBackoff", "negative duration %v", c.retryBackoff)
-	case c.metadataMaxAge <= 0:
-		return bad("MetadataMaxAge", "%v is not positive", c.metadataMaxAge)
-	case c.unknownTopicWait < 0:
-		return bad("UnknownTopicWait", "negative duration %v", c.unknownTopicWait)
-	case c.workers < 0:
-		return bad("CompressionWorkers", "%d is negative", c.workers)
+	if c.nilOptions > 0 {
+		bad("options", "%d nil Option(s) given", c.nilOptions)
 	}
-	if _, err := compress.NewCompressor(c.codec, c.level); err != nil {
-		return bad("Compression", "%v", err)
+	if len(c.brokers) == 0 {
+		bad("Brokers", "no brokers given")
+	}
+	for _, a := range c.brokers {
+		if err := checkBrokerAddr(a); err != nil {
+			bad("Brokers", "%v", err)
+		}
+	}
+	if c.acks != AcksAll && c.acks != AcksLeader && c.acks != AcksNone {
+		bad("Acks", "%d is not -1 (all), 0 or 1", c.acks)
+	} else if c.idempotent && c.acks != AcksAll {
+		bad("Acks", "idempotence requires acks=all (-1), got %d", c.acks)
+	}
+	if c.maxInFlight < 1 {
+		bad("MaxInFlight", "%d is less than 1", c.maxInFlight)
+	} else if c.idempotent && c.maxInFlight > 5 {
+		bad("MaxInFlight", "idempotence allows at most 5, got %d", c.maxInFlight)
+	}
+	if !c.codec.Valid() {
+		bad("Compression", "unknown codec %d", int8(c.codec))
+	} else if _, err := compress.NewCompressor(c.codec, c.level); err != nil {
+		bad("Compression", "%v", err)
+	}
+	if c.linger < 0 {
+		bad("Linger", "negative duration %v", c.linger)
+	}
+	if c.batchBytes <= 0 {
+		bad("BatchBytes", "%d is not positive", c.batchBytes)
+	}
+	if c.maxRecordBytes <= 0 {
+		bad("MaxRecordBytes", "%d is not positive", c.maxRecordBytes)
+	}
+	if c.maxBufferedBytes <= 0 || c.maxBufferedRecs <= 0 {
+		bad("MaxBuffered", "records %d and bytes %d must be positive", c.maxBufferedRecs, c.maxBufferedBytes)
+	} else if c.maxBufferedBytes < int64(c.maxRecordBytes) {
+		bad("MaxBuffered", "%d bytes cannot hold one record of MaxRecordBytes %d", c.maxBufferedBytes, c.maxRecordBytes)
+	}
+	if c.deliveryTimeout <= 0 {
+		bad("DeliveryTimeout", "%v is not positive", c.deliveryTimeout)
+	}
+	if c.requestTimeout <= 0 {
+		bad("RequestTimeout", "%v is not positive", c.requestTimeout)
+	}
+	if c.dialTimeout <= 0 {
+		bad("DialTimeout", "%v is not positive", c.dialTimeout)
+	}
+	if c.retryBackoff < 0 {
+		bad("RetryBackoff", "negative duration %v", c.retryBackoff)
+	}
+	if c.metadataMaxAge <= 0 {
+		bad("MetadataMaxAge", "%v is not positive", c.metadataMaxAge)
+	}
+	if c.unknownTopicWait < 0 {
+		bad("UnknownTopicWait", "negative duration %v", c.unknownTopicWait)
+	}
+	if c.workers < 0 {
+		bad("CompressionWorkers", "%d is negative", c.workers)
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", ErrInvalidConfig, strings.Join(problems, "; "))
+}
+
+// checkBrokerAddr checks that a is "host:port" with a host and a numeric
+// port in 1..65535 (an IPv6 host in brackets: "[::1]:9092").
+func checkBrokerAddr(a string) error {
+	if strings.TrimSpace(a) == "" {
+		return errors.New("empty address (want host:port)")
+	}
+	host, port, err := net.SplitHostPort(a)
+	if err != nil {
+		return fmt.Errorf("%q is not host:port", a)
+	}
+	if host == "" {
+		return fmt.Errorf("%q has no host", a)
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("%q: port %q is not a number in 1..65535", a, port)
 	}
 	return nil
 }

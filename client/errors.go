@@ -3,6 +3,7 @@ package client
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/rollsafe/rollsafe/batching"
 	"github.com/rollsafe/rollsafe/idempotence"
@@ -40,7 +41,31 @@ var (
 	ErrAuthorization = errors.New("client: not authorized")
 	// ErrClosed: the producer was closed before the record was resolved.
 	ErrClosed = errors.New("client: producer closed")
+	// ErrBrokersUnreachable: no broker could be reached to learn the
+	// topic's metadata; the error is a *BrokersUnreachableError naming
+	// the addresses tried. The record was never sent (ErrNotWritten).
+	ErrBrokersUnreachable = errors.New("client: no broker reachable")
+	// ErrInvalidRecord: Produce was given a nil record or a record without
+	// a topic. It was refused at once (ErrNotWritten).
+	ErrInvalidRecord = errors.New("client: invalid record")
 )
+
+// BrokersUnreachableError names the broker addresses the producer tried
+// and why each failed. It matches ErrBrokersUnreachable and ErrNotWritten.
+type BrokersUnreachableError struct {
+	Topic string   // the topic whose metadata was wanted
+	Tried []string // the addresses tried (the bootstrap list, then known brokers)
+	Err   error    // the last metadata refresh's error, naming each address
+}
+
+func (e *BrokersUnreachableError) Error() string {
+	return fmt.Sprintf("client: no broker reachable for topic %q (tried %s): %v", e.Topic, strings.Join(e.Tried, ", "), e.Err)
+}
+
+// Unwrap returns ErrBrokersUnreachable, ErrNotWritten and the cause.
+func (e *BrokersUnreachableError) Unwrap() []error {
+	return []error{ErrBrokersUnreachable, ErrNotWritten, e.Err}
+}
 
 // DataLoss reports acknowledged records that are no longer in a
 // partition's log: offsets From through To inclusive.

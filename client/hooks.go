@@ -16,7 +16,9 @@ type Hooks interface {
 	TailRead(topic string, partition int32, fromOffset int64)
 	// DataLossDetected: acknowledged records are missing from the log.
 	DataLossDetected(ev DataLoss)
-	// Buffered: records and bytes buffered and not yet resolved.
+	// Buffered: records and bytes buffered and not yet resolved (as
+	// Producer.Buffered returns them), sampled every BufferedInterval
+	// and called only when they changed since the last call.
 	Buffered(records int, bytes int64)
 	// RequestLatency: a produce request's round trip to broker.
 	RequestLatency(broker int32, d time.Duration)

@@ -38,6 +38,9 @@ type Producer struct {
 
 	calls *callbackQueue
 
+	deliverFn func(*Record, error) // p.deliver, allocated once
+	held      heldRecords          // records waiting for their topic's metadata
+
 	unknownMu sync.Mutex
 	unknown   map[string]unknownTopic
 
@@ -77,6 +80,10 @@ const connInFlight = 64
 func NewProducer(opts ...Option) (*Producer, error) {
 	cfg := defaultConfig()
 	for _, o := range opts {
+		if o == nil {
+			cfg.nilOptions++
+			continue
+		}
 		o(&cfg)
 	}
 	if err := cfg.validate(); err != nil {
@@ -141,10 +148,13 @@ func NewProducer(opts ...Option) (*Producer, error) {
 	}
 	p.acc = acc
 	p.calls = newCallbackQueue(p.recordsDone)
+	p.deliverFn = p.deliver
 	p.wg.Add(3)
 	go func() { defer p.wg.Done(); p.calls.run() }()
 	go func() { defer p.wg.Done(); p.metadataLoop() }()
 	go func() { defer p.wg.Done(); p.tickLoop() }()
+	p.wg.Add(1)
+	go func() { defer p.wg.Done(); p.bufferedLoop() }()
 	if cfg.idempotent {
 		p.mu.Lock()
 		p.initProducerIDLocked()
@@ -157,19 +167,26 @@ func NewProducer(opts ...Option) (*Producer, error) {
 
 // Produce hands r to the producer; cb (which may be nil) is called once
 // with r and nil when r is acknowledged, or with the reason it was not.
-// Produce blocks while the buffer is full or the topic's metadata is
-// unknown, until ctx ends; cb is always called, even then.
+// Produce never waits for the cluster: a record for a topic whose metadata
+// is not known yet is queued, and its outcome (within UnknownTopicWait and
+// the delivery timeout) comes through cb. Produce blocks only while the
+// buffer is full, until ctx ends. ctx bounds only this acceptance: a
+// record whose ctx has ended before it is accepted fails with
+// ErrNotWritten; once accepted, the delivery timeout bounds it. A nil r
+// (or one without a Topic) fails at once with ErrInvalidRecord; cb is then
+// called with r, possibly nil. cb is always called.
 func (p *Producer) Produce(ctx context.Context, r *Record, cb func(*Record, error)) {
 	p.produce(ctx, r, cb, false)
 }
 
-// TryProduce is Produce that fails at once with ErrBufferFull instead of
-// waiting for buffer room.
+// TryProduce is Produce that fails at once with ErrBufferFull (and
+// ErrNotWritten) instead of waiting for buffer room.
 func (p *Producer) TryProduce(ctx context.Context, r *Record, cb func(*Record, error)) {
 	p.produce(ctx, r, cb, true)
 }
 
-// ProduceSync produces the records and waits for every outcome.
+// ProduceSync produces the records and waits for every outcome. A nil
+// record's result is ErrInvalidRecord.
 func (p *Producer) ProduceSync(ctx context.Context, rs ...*Record) Results {
 	out := make(Results, len(rs))
 	var wg sync.WaitGroup
@@ -186,17 +203,44 @@ func (p *Producer) ProduceSync(ctx context.Context, rs ...*Record) Results {
 }
 
 func (p *Producer) produce(ctx context.Context, r *Record, cb func(*Record, error), try bool) {
+	if r == nil {
+		p.refuse(cb, fmt.Errorf("%w: nil *Record", ErrInvalidRecord))
+		return
+	}
 	r.Offset = -1
-	r.cb = cb
+	r.cb, r.userCb = nil, cb
+	if cb != nil {
+		r.cb = p.deliverFn
+	}
 	p.pending.Add(1)
 	if p.closing.Load() {
-		p.finish(r, ErrClosed)
+		p.finish(r, notWritten(ErrClosed))
+		return
+	}
+	if r.Topic == "" {
+		p.finish(r, notWritten(fmt.Errorf("%w: empty Topic", ErrInvalidRecord)))
+		return
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := ctx.Err(); err != nil {
+		p.finish(r, contextError(err))
 		return
 	}
 	if r.Timestamp.IsZero() {
 		r.Timestamp = time.Now()
 	}
-	tp, err := p.partitionFor(ctx, r)
+	if p.holdForMetadata(ctx, r, try) {
+		return
+	}
+	p.appendRecord(ctx, r, try)
+}
+
+// appendRecord places r in its partition (the topic's metadata is known)
+// and appends it to the accumulator.
+func (p *Producer) appendRecord(ctx context.Context, r *Record, try bool) {
+	tp, err := p.partitionFor(r)
 	if err != nil {
 		p.finish(r, err)
 		return
@@ -208,45 +252,65 @@ func (p *Producer) produce(ctx context.Context, r *Record, cb func(*Record, erro
 	} else {
 		err = p.acc.Append(ctx, btp, &br, r)
 	}
-	if errors.Is(err, batching.ErrClosed) {
-		err = errors.Join(ErrClosed, ErrNotWritten)
+	switch {
+	case err == nil:
+		return
+	case errors.Is(err, batching.ErrClosed):
+		err = ErrClosed
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		err = contextError(err)
 	}
-	if err != nil {
-		p.finish(r, err)
+	p.finish(r, notWritten(err))
+}
+
+// refuse reports a nil record to cb, if any.
+func (p *Producer) refuse(cb func(*Record, error), err error) {
+	err = notWritten(err)
+	if cb == nil {
+		p.log.Warn("rollsafe: Produce refused a record", "err", err)
+		return
+	}
+	r := &Record{Offset: -1, cb: func(*Record, error) { cb(nil, publicError(err)) }}
+	p.pending.Add(1)
+	p.finish(r, err)
+}
+
+// deliver calls a record's own callback with the error as users see it.
+func (p *Producer) deliver(r *Record, err error) {
+	cb := r.userCb
+	r.userCb = nil
+	if cb != nil {
+		cb(r, publicError(err))
 	}
 }
 
-// partitionFor resolves r's partition, waiting for the topic's metadata.
-func (p *Producer) partitionFor(ctx context.Context, r *Record) (idempotence.TopicPartition, error) {
+// partitionFor resolves r's partition from the topic's known metadata.
+func (p *Producer) partitionFor(r *Record) (idempotence.TopicPartition, error) {
 	n, err := p.meta.Partitions(r.Topic)
 	if err != nil {
-		if err := p.recentlyUnknown(r.Topic); err != nil {
-			return idempotence.TopicPartition{}, err
-		}
-		n, err = p.waitTopic(ctx, r.Topic)
-		if err != nil {
-			return idempotence.TopicPartition{}, err
-		}
+		return idempotence.TopicPartition{}, fmt.Errorf("%w %q: %w", ErrUnknownTopic, r.Topic, err)
 	}
 	part := r.Partition
 	if !r.HasPartition {
 		part = p.cfg.partitioner.Partition(r, n)
 	}
 	if part < 0 || part >= n {
-		return idempotence.TopicPartition{}, fmt.Errorf("%w: %s[%d] (the topic has %d partitions)", ErrUnknownPartition, r.Topic, part, n)
+		return idempotence.TopicPartition{}, notWritten(fmt.Errorf("%w: %s[%d] (the topic has %d partitions)", ErrUnknownPartition, r.Topic, part, n))
 	}
 	r.Partition = part
 	return idempotence.TopicPartition{Topic: r.Topic, Partition: part}, nil
 }
 
-// waitTopic refreshes metadata until topic appears, UnknownTopicWait
-// passes, or ctx ends.
-func (p *Producer) waitTopic(ctx context.Context, topic string) (int32, error) {
-	deadline := time.Now().Add(p.cfg.unknownTopicWait)
+// waitTopic refreshes metadata until topic appears, UnknownTopicWait (or
+// the delivery timeout, if shorter) passes, or the producer closes. A
+// cluster that could not be reached at all is a *BrokersUnreachableError.
+func (p *Producer) waitTopic(topic string) (int32, error) {
+	wait := min(p.cfg.unknownTopicWait, p.cfg.deliveryTimeout)
+	deadline := time.Now().Add(wait)
 	backoff := 25 * time.Millisecond
 	var last error
 	for {
-		rctx, cancel := context.WithTimeout(ctx, p.cfg.requestTimeout)
+		rctx, cancel := context.WithTimeout(p.ctx, p.cfg.requestTimeout)
 		err := p.meta.Refresh(rctx, topic)
 		cancel()
 		if n, perr := p.meta.Partitions(topic); perr == nil {
@@ -258,28 +322,34 @@ func (p *Producer) waitTopic(ctx context.Context, topic string) (int32, error) {
 		}
 		if err := authError(last); errors.Is(err, ErrAuthorization) || errors.Is(err, ErrAuthentication) {
 			// Wrong credentials or no access: waiting cannot help.
-			err = fmt.Errorf("client: metadata for topic %q: %w", topic, err)
-			p.unknownMu.Lock()
-			p.unknown[topic] = unknownTopic{at: time.Now(), err: err}
-			p.unknownMu.Unlock()
+			err = notWritten(fmt.Errorf("client: metadata for topic %q: %w", topic, err))
+			p.rememberUnknown(topic, err)
 			return 0, err
 		}
+		if p.ctx.Err() != nil {
+			return 0, notWritten(ErrClosed)
+		}
 		if time.Now().Add(backoff).After(deadline) {
-			err := fmt.Errorf("%w %q after %v: %w", ErrUnknownTopic, topic, p.cfg.unknownTopicWait, last)
-			p.unknownMu.Lock()
-			p.unknown[topic] = unknownTopic{at: time.Now(), err: err}
-			p.unknownMu.Unlock()
+			if errors.Is(last, protocol.ErrNoBroker) {
+				return 0, &BrokersUnreachableError{Topic: topic, Tried: p.cfg.brokers, Err: last}
+			}
+			err := notWritten(fmt.Errorf("%w %q after %v: %w", ErrUnknownTopic, topic, wait, last))
+			p.rememberUnknown(topic, err)
 			return 0, err
 		}
 		select {
-		case <-ctx.Done():
-			return 0, fmt.Errorf("%w %q: %w", ErrUnknownTopic, topic, ctx.Err())
 		case <-p.ctx.Done():
-			return 0, ErrClosed
+			return 0, notWritten(ErrClosed)
 		case <-time.After(backoff):
 		}
 		backoff = min(backoff*2, time.Second)
 	}
+}
+
+func (p *Producer) rememberUnknown(topic string, err error) {
+	p.unknownMu.Lock()
+	p.unknown[topic] = unknownTopic{at: time.Now(), err: err}
+	p.unknownMu.Unlock()
 }
 
 // unknownTopic remembers a topic found missing, so that a stream of records
@@ -351,6 +421,7 @@ func (p *Producer) Close(ctx context.Context) error {
 		return ErrClosed
 	}
 	ferr := p.Flush(ctx)
+	p.closeHeld()
 	p.cancel()
 	p.acc.Close()
 	p.mu.Lock()
@@ -376,7 +447,7 @@ func (p *Producer) Close(ctx context.Context) error {
 
 func closedErr(sent bool) error {
 	if sent {
-		return errors.Join(ErrClosed, ErrOutcomeUnknown)
+		return &wrapped{err: ErrClosed, also: ErrOutcomeUnknown}
 	}
-	return errors.Join(ErrClosed, ErrNotWritten)
+	return notWritten(ErrClosed)
 }

@@ -29,7 +29,8 @@ type Record struct {
 	// Context is free for the caller's use; rollsafe never reads it.
 	Context any
 
-	cb func(*Record, error) // set by Produce
+	cb     func(*Record, error) // set by Produce: the producer's delivery
+	userCb func(*Record, error) // the callback given to Produce
 }
 
 // Result is the outcome of one record of ProduceSync.
