@@ -4,8 +4,11 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 	"net"
+	"syscall"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -29,6 +32,7 @@ func Dial(ctx context.Context, addr string, cfg ConnConfig) (*Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("protocol: dial %s: %w", addr, err)
 	}
+	plaintext := cfg.TLS == nil
 	if cfg.TLS != nil {
 		tc := cfg.TLS.Clone()
 		if tc.ServerName == "" {
@@ -39,11 +43,66 @@ func Dial(ctx context.Context, addr string, cfg ConnConfig) (*Conn, error) {
 		tlsConn := tls.Client(nc, tc)
 		if err := tlsConn.HandshakeContext(ctx); err != nil {
 			_ = nc.Close()
-			return nil, fmt.Errorf("protocol: TLS handshake with %s: %w", addr, err)
+			return nil, tlsHandshakeError(addr, err)
 		}
 		nc = tlsConn
 	}
-	return handshake(ctx, nc, addr, cfg)
+	c, err := handshake(ctx, nc, addr, cfg)
+	if err != nil && plaintext && ctx.Err() == nil && closedEarly(err) {
+		err = fmt.Errorf("%w (the listener closed the connection before answering: if it is a TLS listener, enable TLS)", err)
+	}
+	return c, err
+}
+
+// ErrNotKafka: the peer answered in a protocol that is not Kafka's (an
+// HTTP server, or a TLS listener reached without TLS, or the other way).
+var ErrNotKafka = errors.New("protocol: this is not a Kafka listener")
+
+// notKafkaError is ErrNotKafka with what gave the peer away; it also
+// matches the error the bytes caused (ErrFrameTooLarge, a TLS error).
+type notKafkaError struct {
+	msg   string
+	cause error
+}
+
+func (e *notKafkaError) Error() string   { return e.msg }
+func (e *notKafkaError) Unwrap() []error { return []error{ErrNotKafka, e.cause} }
+
+// frameSizeError explains a response frame size above limit. Some sizes
+// are other protocols' first bytes: "HTTP" (1213486160) is an HTTP reply,
+// 0x15 0x03 a TLS alert from a TLS listener spoken to in plaintext.
+func frameSizeError(sz [4]byte, n, limit int32) error {
+	switch {
+	case string(sz[:]) == "HTTP":
+		return &notKafkaError{cause: ErrFrameTooLarge, msg: fmt.Sprintf(
+			"protocol: the reply starts with \"HTTP\" (read as a frame of %d bytes): this is not a Kafka listener (HTTP?)", n)}
+	case sz[0] == 0x15 && sz[1] == 0x03:
+		return &notKafkaError{cause: ErrFrameTooLarge, msg: "protocol: the reply is a TLS alert: this is a TLS listener, not a plaintext Kafka one (enable TLS)"}
+	}
+	return fmt.Errorf("%w: %d bytes announced, limit %d", ErrFrameTooLarge, n, limit)
+}
+
+// closedEarly reports whether err is the peer closing or resetting the
+// connection.
+func closedEarly(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, ErrConnClosed)
+}
+
+// tlsHandshakeError explains a failed TLS handshake: an HTTP server, or a
+// plaintext listener (a Kafka one closes the connection when the
+// ClientHello's first bytes announce a request of hundreds of MB).
+func tlsHandshakeError(addr string, err error) error {
+	var rhe tls.RecordHeaderError
+	if errors.As(err, &rhe) {
+		if string(rhe.RecordHeader[:4]) == "HTTP" {
+			return &notKafkaError{cause: err, msg: fmt.Sprintf("protocol: TLS handshake with %s: the reply starts with \"HTTP\": this is not a Kafka listener (HTTP?)", addr)}
+		}
+		return &notKafkaError{cause: err, msg: fmt.Sprintf("protocol: TLS handshake with %s: %v (the listener does not speak TLS: is it a plaintext listener?)", addr, err)}
+	}
+	if closedEarly(err) {
+		return fmt.Errorf("protocol: TLS handshake with %s: %w (the listener closed the connection: is it a plaintext listener?)", addr, err)
+	}
+	return fmt.Errorf("protocol: TLS handshake with %s: %w", addr, err)
 }
 
 // NewConn runs the ApiVersions handshake and cfg.Authenticate over an

@@ -50,7 +50,7 @@ func readFrame(r io.Reader, limit int32, buf *bytes.Buffer) ([]byte, error) {
 	}
 	n := int32(binary.BigEndian.Uint32(sz[:]))
 	if n < 0 || n > limit {
-		return nil, fmt.Errorf("%w: %d bytes announced, limit %d", ErrFrameTooLarge, n, limit)
+		return nil, frameSizeError(sz, n, limit)
 	}
 	buf.Reset()
 	got, err := io.CopyN(buf, r, int64(n))
