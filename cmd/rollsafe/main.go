@@ -11,14 +11,39 @@ import (
 	"syscall"
 )
 
-const usage = "usage: rollsafe demo|produce|sim [flags]"
+const usage = `usage: rollsafe <command> [flags]
+
+Commands:
+  demo     produce to an embedded 3-broker cluster while a fault scenario plays, then read every record back
+  produce  produce stdin's lines to a Kafka cluster, one record per line
+  sim      serve the in-process Kafka simulator until interrupted
+  help     print this help with every command's flags (rollsafe help <command>: one command's)
+
+Run "rollsafe <command> -h" for one command's flags.`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// After the first signal, a second one ends the process at once.
+		<-ctx.Done()
+		stop()
+	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
+
+// commands runs each subcommand; help calls them with -h.
+var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) int{
+	"demo": runDemo,
+	"produce": func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+		return runProduce(ctx, args, os.Stdin, stdout, stderr)
+	},
+	"sim": runSim,
+}
+
+// commandOrder is the order help lists the commands in.
+var commandOrder = []string{"demo", "produce", "sim"}
 
 // run dispatches a subcommand and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -27,13 +52,32 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	switch args[0] {
-	case "sim":
-		return runSim(ctx, args[1:], stdout, stderr)
-	case "produce":
-		return runProduce(ctx, args[1:], os.Stdin, stdout, stderr)
-	case "demo":
-		return runDemo(ctx, args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		return help(ctx, args[1:], stdout, stderr)
 	}
-	fmt.Fprintln(stderr, usage)
+	if cmd, ok := commands[args[0]]; ok {
+		return cmd(ctx, args[1:], stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "rollsafe: unknown command %q\n%s\n", args[0], usage)
 	return 2
+}
+
+// help prints the usage and every command's flags (or only the named
+// command's) on stdout.
+func help(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	names := commandOrder
+	if len(args) > 0 {
+		if _, ok := commands[args[0]]; !ok || len(args) > 1 {
+			fmt.Fprintf(stderr, "rollsafe help: unknown command %q\n%s\n", args[0], usage)
+			return 2
+		}
+		names = args[:1]
+	} else {
+		fmt.Fprintln(stdout, usage)
+	}
+	for _, name := range names {
+		fmt.Fprintf(stdout, "\nrollsafe %s:\n", name)
+		commands[name](ctx, []string{"-h"}, stdout, stdout)
+	}
+	return 0
 }

@@ -1,9 +1,10 @@
 package main
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -19,10 +20,17 @@ import (
 )
 
 // produceSummary is the JSON line `rollsafe produce` ends its output with.
+// Read counts input lines; Sent those handed to the producer; Failed those
+// not acknowledged (refused, failed, or too large, which TooLarge counts
+// again); Interrupted says a signal stopped the reading before the end of
+// the input.
 type produceSummary struct {
+	Read           int64   `json:"read"`
 	Sent           int64   `json:"sent"`
 	Acked          int64   `json:"acked"`
 	Failed         int64   `json:"failed"`
+	TooLarge       int64   `json:"too_large"`
+	Interrupted    bool    `json:"interrupted"`
 	Retries        int64   `json:"retries"`
 	EpochBumps     int64   `json:"epoch_bumps"`
 	TailReads      int64   `json:"tail_reads"`
@@ -46,7 +54,17 @@ func (h *countingHooks) EpochBumped(string, int32, int64, int16) { h.bumps.Add(1
 func (h *countingHooks) TailRead(string, int32, int64)           { h.tails.Add(1) }
 func (h *countingHooks) DataLossDetected(client.DataLoss)        { h.losses.Add(1) }
 
-// runProduce implements `rollsafe produce`; it returns the exit code.
+// produceUsage is the first line of `rollsafe produce -h`.
+const produceUsage = "usage: rollsafe produce -brokers host:port[,...] -topic T [flags] < lines"
+
+// failedValueMax is how much of a failed record's value a failure line
+// shows.
+const failedValueMax = 128
+
+// runProduce implements `rollsafe produce`; it returns the exit code: 0 when
+// every input line was read and acknowledged, 1 when any was not (failed,
+// too large, unresolved at the end, or not read because a signal stopped
+// the command), 2 for usage errors.
 func runProduce(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("produce", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -58,12 +76,20 @@ func runProduce(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	linger := fs.Duration("linger", 5*time.Millisecond, "how long a batch waits for more records")
 	acks := fs.String("acks", "all", "all|1|0 (anything but all disables idempotence)")
 	timeout := fs.Duration("delivery-timeout", 2*time.Minute, "delivery timeout per record")
+	maxRecord := fs.Int("max-record-bytes", 1<<20, "largest record accepted; longer lines fail (counted in the summary)")
+	stopTimeout := fs.Duration("stop-timeout", 10*time.Second, "after SIGINT/SIGTERM, how long buffered records get to be acknowledged before they fail")
 	sec := addSecurityFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rollsafe produce -brokers host:port[,...] -topic T [flags] < lines")
+		fmt.Fprintln(fs.Output(), produceUsage)
+		fmt.Fprintln(fs.Output(), "Each input line is one record. Prints \"failed <value>: <error>\" on stderr per record not acknowledged,")
+		fmt.Fprintln(fs.Output(), "then a JSON summary on stdout; exits 0 only if every line was read and acknowledged.")
+		fmt.Fprintln(fs.Output(), "SIGINT/SIGTERM stop the reading; buffered records get -stop-timeout; a second signal exits at once.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
 		return 2
 	}
 	usage := func(msg string) int {
@@ -73,6 +99,9 @@ func runProduce(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	if *brokers == "" || *topic == "" || fs.NArg() != 0 {
 		return usage("-brokers and -topic are required, and no positional arguments")
+	}
+	if *maxRecord <= 0 || *stopTimeout < 0 {
+		return usage("-max-record-bytes must be positive and -stop-timeout not negative")
 	}
 	codec, err := compress.ParseCodec(*codecName)
 	if err != nil {
@@ -84,6 +113,8 @@ func runProduce(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		client.Compression(codec, compress.DefaultLevel),
 		client.Linger(*linger),
 		client.DeliveryTimeout(*timeout),
+		client.MaxRecordBytes(*maxRecord),
+		client.MaxBuffered(1<<20, max(64<<20, 2*int64(*maxRecord))),
 		client.WithHooks(hooks),
 	}
 	switch *acks {
@@ -106,36 +137,92 @@ func runProduce(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	start := time.Now()
 	var sum produceSummary
 	var mu sync.Mutex // guards stderr writes and sum.Failed/Acked
-	done := func(r *client.Record, err error) {
+	fail := func(value []byte, err error) {
 		mu.Lock()
 		defer mu.Unlock()
+		sum.Failed++
+		fmt.Fprintf(stderr, "failed %s: %v\n", shorten(value, failedValueMax), err)
+	}
+	done := func(r *client.Record, err error) {
 		if err != nil {
-			sum.Failed++
-			fmt.Fprintf(stderr, "failed %s: %v\n", r.Value, err)
+			fail(r.Value, err)
 			return
 		}
+		mu.Lock()
 		sum.Acked++
+		mu.Unlock()
 	}
-	sc := bufio.NewScanner(stdin)
-	sc.Buffer(make([]byte, 64<<10), 64<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		rec := &client.Record{Topic: *topic, Value: []byte(line)}
-		if *keyDelim != "" {
-			if k, v, ok := strings.Cut(line, *keyDelim); ok {
-				rec.Key, rec.Value = []byte(k), []byte(v)
+
+	// The input is read on its own goroutine, so that a signal stops the
+	// command even while stdin stays open with nothing to read.
+	lines := make(chan line, 64)
+	readErr := make(chan error, 1)
+	stopRead := make(chan struct{})
+	go func() {
+		defer close(lines)
+		lr := newLineReader(stdin, *maxRecord)
+		for {
+			l, err := lr.next()
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					readErr <- err
+				}
+				return
+			}
+			select {
+			case lines <- l:
+			case <-stopRead:
+				return
 			}
 		}
-		if *partition >= 0 {
-			rec.Partition, rec.HasPartition = int32(*partition), true
+	}()
+	defer close(stopRead)
+read:
+	for {
+		select {
+		case <-ctx.Done():
+			sum.Interrupted = true
+			fmt.Fprintln(stderr, "rollsafe produce: interrupted: stopped reading; waiting up to", *stopTimeout, "for buffered records")
+			break read
+		case l, ok := <-lines:
+			if !ok {
+				break read
+			}
+			sum.Read++
+			if l.TooLarge {
+				mu.Lock()
+				sum.TooLarge++
+				mu.Unlock()
+				fail([]byte(fmt.Sprintf("<line %d of %d bytes>", sum.Read, l.Size)),
+					fmt.Errorf("longer than -max-record-bytes %d: not sent", *maxRecord))
+				continue
+			}
+			rec := &client.Record{Topic: *topic, Value: l.Value}
+			if *keyDelim != "" {
+				if k, v, ok := bytes.Cut(l.Value, []byte(*keyDelim)); ok {
+					rec.Key, rec.Value = k, v
+				}
+			}
+			if *partition >= 0 {
+				rec.Partition, rec.HasPartition = int32(*partition), true
+			}
+			sum.Sent++
+			// The command's context ends with a signal; a record already
+			// read is still produced, and Close bounds it.
+			p.Produce(context.WithoutCancel(ctx), rec, done)
 		}
-		sum.Sent++
-		p.Produce(ctx, rec, done)
 	}
-	if err := sc.Err(); err != nil {
+	select {
+	case err := <-readErr:
 		fmt.Fprintln(stderr, "rollsafe produce: reading stdin:", err)
+		sum.Interrupted = true
+	default:
 	}
-	closeCtx, cancel := context.WithTimeout(context.Background(), *timeout+10*time.Second)
+	bound := *timeout + 10*time.Second
+	if sum.Interrupted {
+		bound = *stopTimeout
+	}
+	closeCtx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	if err := p.Close(closeCtx); err != nil {
 		fmt.Fprintln(stderr, "rollsafe produce: close:", err)
@@ -145,10 +232,18 @@ func runProduce(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	sum.Retries, sum.EpochBumps = hooks.retries.Load(), hooks.bumps.Load()
 	sum.TailReads, sum.DataLossEvents = hooks.tails.Load(), hooks.losses.Load()
 	sum.Seconds = time.Since(start).Seconds()
-	line, _ := json.Marshal(sum)
-	fmt.Fprintln(stdout, string(line))
-	if sum.Acked != sum.Sent {
+	out, _ := json.Marshal(sum)
+	fmt.Fprintln(stdout, string(out))
+	if sum.Acked != sum.Read || sum.Interrupted {
 		return 1
 	}
 	return 0
+}
+
+// shorten returns v, or its first max bytes and how many were cut.
+func shorten(v []byte, limit int) string {
+	if len(v) <= limit {
+		return string(v)
+	}
+	return fmt.Sprintf("%s... (%d more bytes cut)", v[:limit], len(v)-limit)
 }

@@ -47,6 +47,11 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	sec.register(fs)
 	var topics topicFlags
 	fs.Var(&topics, "topic", "NAME:PARTITIONS to create (repeatable)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: rollsafe sim [-brokers N] [-topic NAME:PARTITIONS]... [flags]")
+		fmt.Fprintln(fs.Output(), "Prints the bootstrap addresses (comma-separated) as its first line, then serves until SIGINT/SIGTERM.")
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
