@@ -1,0 +1,99 @@
+package kafka
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/rollsafe/rollsafe/client"
+	"github.com/rollsafe/rollsafe/compress"
+	"github.com/rollsafe/rollsafe/protocol"
+)
+
+// defaultTopicWait is how long a Produce to a topic the cluster does not
+// know blocks before its message fails, unless
+// topic.metadata.propagation.max.ms says otherwise.
+const defaultTopicWait = 10 * time.Second
+
+// clientOptions turns the settings into rollsafe client options.
+func (s *settings) clientOptions() ([]client.Option, error) {
+	level := s.level
+	if level == -1 {
+		level = compress.DefaultLevel
+	}
+	// The client's own buffer must never be what refuses a message: the
+	// queue.buffering.* limits are enforced by Produce, and the client
+	// releases a message before its report is handed over.
+	bufBytes := 2*int64(s.maxKBytes)*1024 + int64(s.maxMessages)*256
+	opts := []client.Option{
+		client.Brokers(s.brokers...),
+		client.ClientID(s.clientID),
+		client.Acks(s.acks),
+		client.Linger(s.linger),
+		client.BatchBytes(s.batchBytes),
+		client.Compression(s.codec, level),
+		client.DeliveryTimeout(s.deliveryTimeout),
+		client.RequestTimeout(s.requestTimeout),
+		client.RetryBackoff(s.retryBackoff),
+		client.MaxInFlight(s.maxInFlight),
+		client.MaxRecordBytes(s.messageMaxBytes + recordSlack),
+		client.MaxBuffered(s.maxMessages+1, max(bufBytes, int64(s.messageMaxBytes+recordSlack))),
+		client.WithPartitioner(newPartitioner(s.partitioner, s.batchBytes)),
+		client.UnknownTopicWait(defaultTopicWait),
+	}
+	if !s.idempotent {
+		opts = append(opts, client.DisableIdempotence())
+	}
+	if s.topicWaitSet {
+		opts = append(opts, client.UnknownTopicWait(s.topicWait))
+	}
+	if s.metadataAgeSet {
+		opts = append(opts, client.MetadataMaxAge(s.metadataMaxAge))
+	}
+	if s.dialTimeoutSet {
+		opts = append(opts, client.DialTimeout(s.dialTimeout))
+	}
+	if s.security == "ssl" || s.security == "sasl_ssl" {
+		cfg, err := s.tlsConfig()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, client.WithTLS(cfg))
+	}
+	if s.security == "sasl_plaintext" || s.security == "sasl_ssl" {
+		m, err := protocol.NewSASLMechanism(s.saslMechanism, s.saslUser, s.saslPassword)
+		if err != nil {
+			return nil, configError(fmt.Sprintf(`"sasl.mechanisms" %s: %v`, s.saslMechanism, err))
+		}
+		opts = append(opts, client.WithSASL(m))
+	}
+	return opts, nil
+}
+
+// tlsConfig reads ssl.ca.location, ssl.certificate.location and
+// ssl.key.location (PEM files). Without ssl.ca.location the system's roots
+// are trusted, as librdkafka does with its default "probe".
+func (s *settings) tlsConfig() (*tls.Config, error) {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if s.caFile != "" && s.caFile != "probe" {
+		pem, err := os.ReadFile(s.caFile)
+		if err != nil {
+			return nil, Error{code: ErrInvalidArg, str: fmt.Sprintf(`"ssl.ca.location": %v`, err), err: err}
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, Error{code: ErrInvalidArg, str: fmt.Sprintf(`"ssl.ca.location": no PEM certificate in %s`, s.caFile)}
+		}
+		cfg.RootCAs = pool
+	}
+	if s.certFile != "" {
+		cert, err := tls.LoadX509KeyPair(s.certFile, s.keyFile)
+		if err != nil {
+			return nil, Error{code: ErrInvalidArg, str: fmt.Sprintf(`"ssl.certificate.location"/"ssl.key.location": %v`, err), err: err}
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+	}
+	return cfg, nil
+}

@@ -1,0 +1,368 @@
+package kafka
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rollsafe/rollsafe/client"
+)
+
+// Producer implements a High-level Apache Kafka Producer instance on
+// rollsafe's idempotent producer (client.Producer). It is safe for
+// concurrent use.
+type Producer struct {
+	c      *client.Producer
+	name   string
+	events chan Event
+	// produceChannel feeds the deprecated channel-based producer.
+	produceChannel chan *Message
+	fwdDr          bool
+	fields         messageFields
+
+	maxMessages     int64
+	maxBytes        int64
+	messageMaxBytes int
+
+	// queued counts messages accepted by Produce whose delivery report
+	// has not been handed to a channel yet (librdkafka's rd_kafka_outq_len
+	// without the events channel); queuedBytes their key+value+header bytes.
+	queued      atomic.Int64
+	queuedBytes atomic.Int64
+
+	ctx    context.Context // given to the client's produce; cancelled by Close
+	cancel context.CancelFunc
+	term   chan struct{} // closed by Close: blocked channel sends give up
+
+	mu        sync.Mutex // orders Produce calls against Close
+	closed    bool
+	producing sync.WaitGroup // Produce calls inside the client
+	wg        sync.WaitGroup // the channel producer and stats goroutines
+
+	stats *statsCollector
+}
+
+// pending is one message between Produce and its delivery report: the
+// client's record and the report, allocated together.
+type pending struct {
+	rec  client.Record
+	dr   Message
+	ch   chan Event
+	size int64
+}
+
+// recordSlack is what a record's framing and its batch header may add to
+// message.max.bytes in the client's own size check (which counts a batch of
+// one record): the batch header is 61 bytes, a record's varints at most 26,
+// and each header's two length varints at most 10.
+const recordSlack = 61 + 26
+
+var producerCount atomic.Int64
+
+// NewProducer creates a new high-level Producer instance.
+//
+// conf is a *ConfigMap with standard librdkafka configuration properties;
+// the package documentation lists the supported ones and what each maps
+// to. An unknown or unsupported property is an error naming it (code
+// ErrInvalidArg, matching client.ErrInvalidConfig and
+// ErrUnsupportedProperty under errors.Is).
+//
+// Supported special configuration properties (type, default):
+//
+//	go.delivery.reports (bool, true) - Forward per-message delivery reports to the
+//	                                   Events() channel.
+//	go.delivery.report.fields (string, "key,value") - Comma separated list of fields to enable for delivery reports.
+//	                                    Allowed values: all, none (or empty string), key, value, headers
+//	go.events.channel.size (int, 1000000) - Events().
+//	go.produce.channel.size (int, 1000000) - ProduceChannel() buffer size (in number of messages)
+func NewProducer(conf *ConfigMap) (*Producer, error) {
+	s, err := readConfig(conf)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := s.clientOptions()
+	if err != nil {
+		return nil, err
+	}
+	p := &Producer{
+		name:            fmt.Sprintf("%s#producer-%d", s.clientID, producerCount.Add(1)),
+		events:          make(chan Event, s.eventsSize),
+		produceChannel:  make(chan *Message, s.produceChanSize),
+		fwdDr:           s.deliveryReports,
+		fields:          s.drFields,
+		maxMessages:     int64(s.maxMessages),
+		maxBytes:        int64(s.maxKBytes) * 1024,
+		messageMaxBytes: s.messageMaxBytes,
+		term:            make(chan struct{}),
+	}
+	p.stats = newStatsCollector(p, s)
+	opts = append(opts, client.WithHooks(p.stats), client.OnDataLoss(p.dataLoss))
+	c, err := client.NewProducer(opts...)
+	if err != nil {
+		return nil, Error{code: ErrInvalidArg, str: err.Error(), err: err}
+	}
+	p.c = c
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	p.wg.Add(1)
+	go func() { defer p.wg.Done(); p.channelProducer() }()
+	if s.statsInterval > 0 {
+		p.wg.Add(1)
+		go func() { defer p.wg.Done(); p.stats.run(s.statsInterval) }()
+	}
+	return p, nil
+}
+
+// String returns a human readable name for a Producer instance.
+func (p *Producer) String() string { return p.name }
+
+// IsClosed returns boolean representing if client is closed or not.
+func (p *Producer) IsClosed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
+}
+
+// Produce single message.
+//
+// This is an asynchronous call that enqueues the message on the internal
+// transmit queue: the delivery report is sent on the provided deliveryChan
+// if specified, or on the Producer object's Events() channel if not (and
+// go.delivery.reports is true). Key, Value and Headers are copied before
+// Produce returns; the caller may reuse them.
+//
+// Produce returns an Error at once, and the message is not produced, when
+// the message is nil or has no topic (ErrInvalidArg), is larger than
+// message.max.bytes (ErrMsgSizeTooLarge), when queue.buffering.max.messages
+// or queue.buffering.max.kbytes is reached (ErrQueueFull: call Flush or read
+// delivery reports, then retry) or after Close (ErrState).
+//
+// Unlike librdkafka, Produce blocks its caller while the first metadata of
+// a topic is fetched (one round trip), and for a topic the cluster does not
+// have, until topic.metadata.propagation.max.ms passes; the message then
+// fails with ErrUnknownTopicOrPart in its delivery report.
+func (p *Producer) Produce(msg *Message, deliveryChan chan Event) error {
+	return p.produce(msg, deliveryChan, false)
+}
+
+func (p *Producer) produce(msg *Message, deliveryChan chan Event, block bool) error {
+	if msg == nil || msg.TopicPartition.Topic == nil || len(*msg.TopicPartition.Topic) == 0 {
+		return newErrorFromString(ErrInvalidArg, "")
+	}
+	size := int64(len(msg.Key) + len(msg.Value))
+	hdrBytes := 0
+	for _, h := range msg.Headers {
+		hdrBytes += len(h.Key) + len(h.Value) + 10
+	}
+	size += int64(hdrBytes)
+	if int(size)+26 > p.messageMaxBytes {
+		return Error{code: ErrMsgSizeTooLarge, str: fmt.Sprintf("Broker: Message size too large: %d bytes of key, value and headers exceed message.max.bytes %d", size, p.messageMaxBytes), err: client.ErrRecordTooLarge}
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return newErrorFromString(ErrState, "Operation not allowed on closed client")
+	}
+	p.producing.Add(1)
+	p.mu.Unlock()
+	defer p.producing.Done()
+	for !p.reserve(size) {
+		if !block {
+			return Error{code: ErrQueueFull, str: fmt.Sprintf("Local: Queue full (%d messages, %d bytes queued; queue.buffering.max.messages %d, queue.buffering.max.kbytes %d)", p.queued.Load(), p.queuedBytes.Load(), p.maxMessages, p.maxBytes/1024), retriable: true, err: client.ErrBufferFull}
+		}
+		select {
+		case <-p.term:
+			return newErrorFromString(ErrState, "Operation not allowed on closed client")
+		case <-time.After(time.Millisecond):
+		}
+	}
+	pd := &pending{ch: deliveryChan, size: size}
+	tp := msg.TopicPartition
+	pd.rec = client.Record{
+		Topic:        *tp.Topic,
+		Partition:    tp.Partition,
+		HasPartition: tp.Partition != PartitionAny,
+		Key:          msg.Key,
+		Value:        msg.Value,
+		Timestamp:    msg.Timestamp,
+		Context:      pd,
+	}
+	if len(msg.Headers) > 0 {
+		hs := make([]client.Header, len(msg.Headers))
+		for i, h := range msg.Headers {
+			hs[i] = client.Header(h)
+		}
+		pd.rec.Headers = hs
+	}
+	pd.dr = Message{
+		TopicPartition: TopicPartition{Topic: tp.Topic, Partition: tp.Partition, Offset: OffsetInvalid},
+		Opaque:         msg.Opaque,
+	}
+	if p.fields.key {
+		pd.dr.Key = msg.Key
+	}
+	if p.fields.value {
+		pd.dr.Value = msg.Value
+	}
+	if p.fields.headers && msg.Headers != nil {
+		pd.dr.Headers = append([]Header(nil), msg.Headers...)
+	}
+	p.stats.accepted()
+	p.c.TryProduce(p.ctx, &pd.rec, p.delivered)
+	return nil
+}
+
+// reserve counts a message of size bytes into the queue if there is room.
+func (p *Producer) reserve(size int64) bool {
+	if p.queued.Add(1) > p.maxMessages {
+		p.queued.Add(-1)
+		return false
+	}
+	if p.queuedBytes.Add(size) > p.maxBytes && size > 0 {
+		p.queuedBytes.Add(-size)
+		p.queued.Add(-1)
+		return false
+	}
+	return true
+}
+
+// delivered is the client's callback: it turns the outcome into a
+// delivery report and hands it to its channel.
+func (p *Producer) delivered(r *client.Record, err error) {
+	pd := r.Context.(*pending)
+	dr := &pd.dr
+	dr.TopicPartition.Partition = r.Partition
+	dr.Timestamp, dr.TimestampType = r.Timestamp, TimestampCreateTime
+	if err == nil {
+		dr.TopicPartition.Offset = Offset(r.Offset)
+	} else {
+		dr.TopicPartition.Error = deliveryError(err)
+	}
+	// The reports' key and value are the caller's slices, which the client
+	// copied into its batch; the report keeps referencing them like
+	// librdkafka's copy would, without a second copy.
+	p.stats.delivered(pd.size, err == nil)
+	ch := pd.ch
+	if ch == nil && p.fwdDr {
+		ch = p.events
+	}
+	if ch != nil {
+		select {
+		case ch <- dr:
+		case <-p.term:
+		}
+	}
+	p.queuedBytes.Add(-pd.size)
+	p.queued.Add(-1)
+}
+
+// dataLoss reports acknowledged messages that vanished as an Error event.
+func (p *Producer) dataLoss(d client.DataLoss) {
+	p.stats.dataLoss()
+	p.sendEvent(dataLossError(d))
+}
+
+// sendEvent puts ev on the Events() channel unless the producer closes
+// first.
+func (p *Producer) sendEvent(ev Event) {
+	select {
+	case p.events <- ev:
+	case <-p.term:
+	}
+}
+
+// Events returns the Events channel (read): delivery reports (*Message),
+// Error events and *Stats.
+func (p *Producer) Events() chan Event { return p.events }
+
+// ProduceChannel returns the produce *Message channel (write).
+//
+// Deprecated: ProduceChannel (channel based producer) is deprecated in
+// favour of Produce(), as in confluent-kafka-go. A message sent on it is
+// produced as with Produce, waiting while the queue is full; one that
+// cannot be produced comes back on Events() with TopicPartition.Error set.
+func (p *Producer) ProduceChannel() chan *Message { return p.produceChannel }
+
+func (p *Producer) channelProducer() {
+	for m := range p.produceChannel {
+		if err := p.produce(m, nil, true); err != nil {
+			if m != nil {
+				m.TopicPartition.Error = err
+				p.sendEvent(m)
+			}
+		}
+	}
+}
+
+// Len returns the number of messages and requests waiting to be
+// transmitted to the broker as well as delivery reports queued for the
+// application: messages accepted by Produce whose delivery report has not
+// been handed over yet, plus the events waiting in the Events() channel and
+// the messages waiting in ProduceChannel().
+func (p *Producer) Len() int {
+	return int(p.queued.Load()) + len(p.events) + len(p.produceChannel)
+}
+
+// Flush and wait for outstanding messages and requests to complete
+// delivery, including the application reading its events: it runs until
+// Len() reaches zero or timeoutMs passes, sending lingering batches at
+// once. Returns the number of outstanding events still un-flushed (Len()).
+func (p *Producer) Flush(timeoutMs int) int {
+	end := time.Now().Add(time.Duration(timeoutMs) * time.Millisecond)
+	for {
+		n := p.Len()
+		if n == 0 {
+			return 0
+		}
+		remain := time.Until(end)
+		if remain <= 0 || p.IsClosed() {
+			return n
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), min(remain, 100*time.Millisecond))
+		err := p.c.Flush(ctx)
+		cancel()
+		if err == nil && p.Len() > 0 {
+			// The client has nothing left: what remains are reports
+			// waiting to be handed over or read.
+			time.Sleep(min(time.Until(end), time.Millisecond))
+		}
+	}
+}
+
+// Close a Producer instance. As with confluent-kafka-go it does not wait
+// for outstanding messages: call Flush first. Messages still outstanding
+// fail (client.ErrClosed) without a delivery report; the Events() channel
+// is closed. The Producer object or its channels are no longer usable
+// after this call. No goroutine of the producer outlives Close.
+func (p *Producer) Close() {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
+	}
+	p.closed = true
+	p.mu.Unlock()
+	close(p.term)
+	p.cancel()
+	p.producing.Wait()
+	close(p.produceChannel)
+	p.wg.Wait()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // outstanding messages are dropped at once, as librdkafka's destroy purges them
+	_ = p.c.Close(ctx)
+	close(p.events)
+}
+
+// GetFatalError returns an Error object if the client instance has raised a
+// fatal error, else nil. rollsafe's producer never raises one: the
+// idempotence failures librdkafka treats as fatal (OUT_OF_ORDER_SEQUENCE_NUMBER
+// "sequence desynchronization", UNKNOWN_PRODUCER_ID on a retry) are
+// recovered from, losing and duplicating nothing. After Close it returns
+// ErrState, as confluent-kafka-go does.
+func (p *Producer) GetFatalError() error {
+	if p.IsClosed() {
+		return newErrorFromString(ErrState, "Operation not allowed on closed client")
+	}
+	return nil
+}
