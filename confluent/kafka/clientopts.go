@@ -3,6 +3,7 @@ package kafka
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -80,18 +81,18 @@ func (s *settings) tlsConfig() (*tls.Config, error) {
 	if s.caFile != "" && s.caFile != "probe" {
 		pem, err := os.ReadFile(s.caFile)
 		if err != nil {
-			return nil, Error{code: ErrInvalidArg, str: fmt.Sprintf(`"ssl.ca.location": %v`, err), err: err}
+			return nil, Error{code: ErrInvalidArg, str: fmt.Sprintf(`"ssl.ca.location": %v`, err), err: errors.Join(client.ErrInvalidConfig, err)}
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, Error{code: ErrInvalidArg, str: fmt.Sprintf(`"ssl.ca.location": no PEM certificate in %s`, s.caFile)}
+			return nil, Error{code: ErrInvalidArg, str: fmt.Sprintf(`"ssl.ca.location": no PEM certificate in %s`, s.caFile), err: client.ErrInvalidConfig}
 		}
 		cfg.RootCAs = pool
 	}
 	if s.certFile != "" {
 		cert, err := tls.LoadX509KeyPair(s.certFile, s.keyFile)
 		if err != nil {
-			return nil, Error{code: ErrInvalidArg, str: fmt.Sprintf(`"ssl.certificate.location"/"ssl.key.location": %v`, err), err: err}
+			return nil, Error{code: ErrInvalidArg, str: fmt.Sprintf(`"ssl.certificate.location"/"ssl.key.location": %v`, err), err: errors.Join(client.ErrInvalidConfig, err)}
 		}
 		cfg.Certificates = []tls.Certificate{cert}
 	}

@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"fmt"
+	"github.com/rollsafe/rollsafe/client"
 	"strings"
 )
 
@@ -95,6 +96,6 @@ func configString(key string, v ConfigValue) (string, error) {
 	case fmt.Stringer:
 		return x.String(), nil
 	default:
-		return "", newErrorFromString(ErrInvalidArg, fmt.Sprintf("Invalid value type %T for key %s (expected string,bool,int,ConfigMap)", v, key))
+		return "", Error{code: ErrInvalidArg, str: fmt.Sprintf("Invalid value type %T for key %s (expected string,bool,int,ConfigMap)", v, key), err: client.ErrInvalidConfig}
 	}
 }

@@ -1,0 +1,140 @@
+package kafka
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rollsafe/rollsafe/client"
+	"github.com/rollsafe/rollsafe/compress"
+)
+
+// propertyCases sets every supported property (and alias) to a value other
+// than its default and says what it must map to.
+var propertyCases = []struct {
+	name  string
+	value ConfigValue
+	check func(t *testing.T, s settings)
+}{
+	{"bootstrap.servers", "PLAINTEXT://a:1, b:2", func(t *testing.T, s settings) { require.Equal(t, []string{"a:1", "b:2"}, s.brokers) }},
+	{"metadata.broker.list", "c:3", func(t *testing.T, s settings) { require.Equal(t, []string{"c:3"}, s.brokers) }},
+	{"client.id", "svc", func(t *testing.T, s settings) { require.Equal(t, "svc", s.clientID) }},
+	{"acks", "all", func(t *testing.T, s settings) { require.Equal(t, client.AcksAll, s.acks) }},
+	{"request.required.acks", -1, func(t *testing.T, s settings) { require.Equal(t, client.AcksAll, s.acks) }},
+	{"enable.idempotence", true, func(t *testing.T, s settings) { require.True(t, s.idempotent) }},
+	{"linger.ms", "0.5", func(t *testing.T, s settings) { require.Equal(t, 500*time.Microsecond, s.linger) }},
+	{"queue.buffering.max.ms", 20, func(t *testing.T, s settings) { require.Equal(t, 20*time.Millisecond, s.linger) }},
+	{"batch.size", 65536, func(t *testing.T, s settings) { require.Equal(t, 65536, s.batchBytes) }},
+	{"batch.num.messages", 500, func(t *testing.T, s settings) { require.Equal(t, 500, s.batchMessages) }},
+	{"compression.type", "zstd", func(t *testing.T, s settings) { require.Equal(t, compress.Zstd, s.codec) }},
+	{"compression.codec", "lz4", func(t *testing.T, s settings) { require.Equal(t, compress.LZ4, s.codec) }},
+	{"compression.level", 3, func(t *testing.T, s settings) { require.Equal(t, 3, s.level) }},
+	{"message.timeout.ms", 0, func(t *testing.T, s settings) { require.Equal(t, infiniteTimeout, s.deliveryTimeout) }},
+	{"delivery.timeout.ms", 4000, func(t *testing.T, s settings) { require.Equal(t, 4*time.Second, s.deliveryTimeout) }},
+	{"request.timeout.ms", 5000, func(t *testing.T, s settings) { require.Equal(t, 5*time.Second, s.requestTimeout) }},
+	{"retry.backoff.ms", 7, func(t *testing.T, s settings) { require.Equal(t, 7*time.Millisecond, s.retryBackoff) }},
+	{"max.in.flight", 3, func(t *testing.T, s settings) { require.Equal(t, 3, s.maxInFlight) }},
+	{"max.in.flight.requests.per.connection", "2", func(t *testing.T, s settings) { require.Equal(t, 2, s.maxInFlight) }},
+	{"queue.buffering.max.messages", 1000, func(t *testing.T, s settings) { require.Equal(t, 1000, s.maxMessages) }},
+	{"queue.buffering.max.kbytes", 2048, func(t *testing.T, s settings) { require.Equal(t, 2048, s.maxKBytes) }},
+	{"message.max.bytes", 2000000, func(t *testing.T, s settings) { require.Equal(t, 2000000, s.messageMaxBytes) }},
+	{"partitioner", "murmur2_random", func(t *testing.T, s settings) { require.Equal(t, "murmur2_random", s.partitioner) }},
+	{"security.protocol", "SSL", func(t *testing.T, s settings) { require.Equal(t, "ssl", s.security) }},
+	{"ssl.ca.location", "probe", func(t *testing.T, s settings) { require.Equal(t, "probe", s.caFile) }},
+	{"ssl.certificate.location", "CERT", func(t *testing.T, s settings) { require.Equal(t, "CERT", s.certFile) }},
+	{"ssl.key.location", "KEY", func(t *testing.T, s settings) { require.Equal(t, "KEY", s.keyFile) }},
+	{"sasl.mechanisms", "scram-sha-512", func(t *testing.T, s settings) { require.Equal(t, "SCRAM-SHA-512", s.saslMechanism) }},
+	{"sasl.mechanism", "PLAIN", func(t *testing.T, s settings) { require.Equal(t, "PLAIN", s.saslMechanism) }},
+	{"sasl.username", "alice", func(t *testing.T, s settings) { require.Equal(t, "alice", s.saslUser) }},
+	{"sasl.password", "secret", func(t *testing.T, s settings) { require.Equal(t, "secret", s.saslPassword) }},
+	{"topic.metadata.propagation.max.ms", 1500, func(t *testing.T, s settings) {
+		require.True(t, s.topicWaitSet)
+		require.Equal(t, 1500*time.Millisecond, s.topicWait)
+	}},
+	{"metadata.max.age.ms", 60000, func(t *testing.T, s settings) { require.Equal(t, time.Minute, s.metadataMaxAge) }},
+	{"socket.connection.setup.timeout.ms", 2000, func(t *testing.T, s settings) { require.Equal(t, 2*time.Second, s.dialTimeout) }},
+	{"statistics.interval.ms", 250, func(t *testing.T, s settings) { require.Equal(t, 250*time.Millisecond, s.statsInterval) }},
+	{"go.delivery.reports", false, func(t *testing.T, s settings) { require.False(t, s.deliveryReports) }},
+	{"go.delivery.report.fields", "all", func(t *testing.T, s settings) { require.Equal(t, messageFields{true, true, true}, s.drFields) }},
+	{"go.events.channel.size", 10, func(t *testing.T, s settings) { require.Equal(t, 10, s.eventsSize) }},
+	{"go.produce.channel.size", 20, func(t *testing.T, s settings) { require.Equal(t, 20, s.produceChanSize) }},
+}
+
+// TestEveryPropertyMaps sets each supported property alone (with what it
+// needs to make sense) and checks what it maps to.
+func TestEveryPropertyMaps(t *testing.T) {
+	covered := map[string]bool{}
+	for _, tc := range propertyCases {
+		t.Run(tc.name, func(t *testing.T) {
+			conf := ConfigMap{tc.name: tc.value}
+			if propertyByName[tc.name] != propertyByName["bootstrap.servers"] {
+				conf["bootstrap.servers"] = "x:1"
+			}
+			switch {
+			case strings.HasPrefix(tc.name, "ssl."):
+				conf["security.protocol"] = "ssl"
+				if tc.name != "ssl.ca.location" {
+					conf["ssl.certificate.location"], conf["ssl.key.location"] = "CERT", "KEY"
+				}
+			case strings.HasPrefix(tc.name, "sasl."):
+				conf["security.protocol"] = "sasl_plaintext"
+				if tc.name != "sasl.username" {
+					conf["sasl.username"] = "u"
+				}
+				if tc.name != "sasl.mechanism" && tc.name != "sasl.mechanisms" {
+					conf["sasl.mechanisms"] = "PLAIN"
+				}
+			}
+			s, err := readConfig(&conf)
+			require.NoError(t, err)
+			tc.check(t, s)
+		})
+		covered[tc.name] = true
+	}
+	for _, p := range properties {
+		for _, n := range p.names {
+			require.True(t, covered[n], "property %s has no case", n)
+		}
+	}
+}
+
+// TestDocListsEveryProperty: go doc for the package names every supported
+// property with what it maps to (doc.go's table).
+func TestDocListsEveryProperty(t *testing.T) {
+	doc, err := os.ReadFile("doc.go")
+	require.NoError(t, err)
+	for _, p := range properties {
+		line := ""
+		for _, l := range strings.Split(string(doc), "\n") {
+			if strings.HasPrefix(l, "//\t"+p.names[0]+" ") {
+				line = l
+			}
+		}
+		require.NotEmpty(t, line, "doc.go's property table has no line for %s", p.names[0])
+		for _, alias := range p.names[1:] {
+			require.Contains(t, line, alias, "doc.go's line for %s names its alias", p.names[0])
+		}
+	}
+}
+
+// TestClientOptionsAccepted: every default and the mapped values make a
+// valid client configuration.
+func TestClientOptionsAccepted(t *testing.T) {
+	s := defaultSettings()
+	s.brokers = []string{"127.0.0.1:1"}
+	opts, err := s.clientOptions()
+	require.NoError(t, err)
+	p, err := client.NewProducer(opts...)
+	require.NoError(t, err)
+	ctx, cancel := contextWithCancel()
+	cancel()
+	_ = p.Close(ctx)
+}
+
+func contextWithCancel() (context.Context, context.CancelFunc) {
+	return context.WithCancel(context.Background())
+}
