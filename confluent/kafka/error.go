@@ -135,6 +135,11 @@ func (m *Message) Status() MsgStatus {
 // Error a confluent-kafka-go program expects in a delivery report.
 func deliveryError(err error) Error {
 	e := Error{err: err, str: err.Error()}
+	if neverSent(err) {
+		// The client refused the record before it reached a batch:
+		// certainly not in the log, which errors.Is should say too.
+		e.err = errors.Join(err, client.ErrNotWritten)
+	}
 	var ke *protocol.KafkaError
 	hasCode := errors.As(err, &ke)
 	switch {
@@ -166,7 +171,7 @@ func deliveryError(err error) Error {
 	}
 	if e.MsgStatus() == MsgStatusNotPersisted {
 		switch e.code {
-		case ErrMsgTimedOut, ErrQueueFull, ErrPurgeQueue, ErrUnknownTopicOrPart:
+		case ErrMsgTimedOut, ErrQueueFull, ErrPurgeQueue, ErrUnknownTopicOrPart, ErrUnknownPartition:
 			e.retriable = true
 		default:
 			e.retriable = hasCode && ke.Retriable
@@ -178,4 +183,20 @@ func deliveryError(err error) Error {
 // dataLossError is the Error event for acknowledged records that vanished.
 func dataLossError(d client.DataLoss) Error {
 	return Error{code: ErrInconsistent, str: "rollsafe: acknowledged messages lost from the log (unclean leader election?): " + d.String(), err: client.ErrDataLoss}
+}
+
+// neverSent reports errors the client returns for a record that never
+// reached a batch (it names neither ErrNotWritten nor ErrOutcomeUnknown for
+// them): an unknown topic or partition, a full buffer, a record too large to
+// append, refused credentials.
+func neverSent(err error) bool {
+	if errors.Is(err, client.ErrNotWritten) || errors.Is(err, client.ErrOutcomeUnknown) {
+		return false
+	}
+	for _, target := range []error{client.ErrUnknownTopic, client.ErrUnknownPartition, client.ErrBufferFull, client.ErrRecordTooLarge, client.ErrAuthentication} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
 }
