@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"net"
+	"runtime"
 	"os"
 	"path/filepath"
 	"testing"
@@ -359,4 +361,30 @@ func countRecords(t *testing.T, brokers []string, topic string) int {
 		n += len(recs)
 	}
 	return n
+}
+
+// TestAllBrokersDown: with no broker reachable, a message fails with
+// ErrAllBrokersDown (known not written), and an ErrAllBrokersDown Error
+// event comes first, as librdkafka raises one.
+func TestAllBrokersDown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close()) // nothing listens there now
+	before := runtime.NumGoroutine()
+	p, err := kafka.NewProducer(&kafka.ConfigMap{"bootstrap.servers": addr, "topic.metadata.propagation.max.ms": 300, "message.timeout.ms": 2000})
+	require.NoError(t, err)
+	defer func() { p.Close(); waitGoroutines(t, before) }()
+	topic := "t"
+	require.NoError(t, p.Produce(msg(&topic, "x"), nil))
+	ev := <-p.Events()
+	ke, ok := ev.(kafka.Error)
+	require.True(t, ok, "first event %T %v", ev, ev)
+	require.Equal(t, kafka.ErrAllBrokersDown, ke.Code())
+	require.Contains(t, ke.Error(), addr)
+	m := (<-p.Events()).(*kafka.Message)
+	dr := m.TopicPartition.Error.(kafka.Error)
+	require.Equal(t, kafka.ErrAllBrokersDown, dr.Code(), "%v", dr)
+	require.Equal(t, kafka.MsgStatusNotPersisted, m.Status())
+	require.True(t, errors.Is(dr, client.ErrBrokersUnreachable))
 }

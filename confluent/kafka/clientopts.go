@@ -13,10 +13,10 @@ import (
 	"github.com/rollsafe/rollsafe/protocol"
 )
 
-// defaultTopicWait is how long a Produce to a topic the cluster does not
-// know blocks before its message fails, unless
-// topic.metadata.propagation.max.ms says otherwise.
-const defaultTopicWait = 10 * time.Second
+// defaultTopicWait is how long a message for a topic the cluster does not
+// know waits before it fails: librdkafka's
+// topic.metadata.propagation.max.ms default.
+const defaultTopicWait = 30 * time.Second
 
 // clientOptions turns the settings into rollsafe client options.
 func (s *settings) clientOptions() ([]client.Option, error) {

@@ -18,9 +18,8 @@
 // fatal: where librdkafka raises "Local: Fatal error … sequence
 // desynchronization" and stops (confluent-kafka-go#830), rollsafe reads the
 // partition's log back, resends only what is proven absent under a new
-// epoch, and carries on with nothing lost or duplicated. Produce blocks its
-// caller while a topic's first metadata is fetched (librdkafka queues
-// instead), and enable.idempotence defaults to true.
+// epoch, and carries on with nothing lost or duplicated. enable.idempotence
+// defaults to true.
 //
 // # What rollsafe knows about a failed message
 //
@@ -35,6 +34,7 @@
 //	client.ErrDeliveryTimeout        ErrMsgTimedOut (IsTimeout)
 //	client.ErrRecordTooLarge         ErrMsgSizeTooLarge (also at once from Produce)
 //	client.ErrUnknownTopic           ErrUnknownTopicOrPart
+//	client.ErrBrokersUnreachable     ErrAllBrokersDown (and an ErrAllBrokersDown Error event, at most once a second)
 //	client.ErrUnknownPartition       ErrUnknownPartition
 //	client.ErrBufferFull             ErrQueueFull (Produce returns it at once)
 //	client.ErrAuthentication         ErrAuthentication
@@ -46,8 +46,7 @@
 //
 // Acknowledged messages that later vanish from a partition (an unclean
 // leader election) are reported as an Error event with code ErrInconsistent
-// matching client.ErrDataLoss. ErrAllBrokersDown and ErrFatal are never
-// raised: rollsafe does not report broker connectivity as events, and has no
+// matching client.ErrDataLoss. ErrFatal is never raised: rollsafe has no
 // fatal state.
 //
 // # Configuration properties
@@ -96,8 +95,8 @@
 //	                                                     OAUTHBEARER are not supported: an error)
 //	sasl.username                     none               the SASL user
 //	sasl.password                     none               the SASL password
-//	topic.metadata.propagation.max.ms 10000 (librdkafka: 30000)  client.UnknownTopicWait: how long Produce waits for a
-//	                                                     topic the cluster does not know
+//	topic.metadata.propagation.max.ms 30000              client.UnknownTopicWait: how long a message waits for a topic the
+//	                                                     cluster does not know before failing with ErrUnknownTopicOrPart
 //	metadata.max.age.ms               300000             client.MetadataMaxAge
 //	socket.connection.setup.timeout.ms 10000             client.DialTimeout
 //	statistics.interval.ms            0 (off)            *Stats events on Events() at this interval (see Statistics)

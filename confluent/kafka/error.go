@@ -149,6 +149,8 @@ func deliveryError(err error) Error {
 		e.code = ErrMsgTimedOut
 	case errors.Is(err, client.ErrBufferFull):
 		e.code = ErrQueueFull
+	case errors.Is(err, client.ErrBrokersUnreachable):
+		e.code = ErrAllBrokersDown
 	case errors.Is(err, client.ErrUnknownTopic):
 		e.code = ErrUnknownTopicOrPart
 	case errors.Is(err, client.ErrUnknownPartition):
@@ -171,7 +173,7 @@ func deliveryError(err error) Error {
 	}
 	if e.MsgStatus() == MsgStatusNotPersisted {
 		switch e.code {
-		case ErrMsgTimedOut, ErrQueueFull, ErrPurgeQueue, ErrUnknownTopicOrPart, ErrUnknownPartition:
+		case ErrMsgTimedOut, ErrQueueFull, ErrPurgeQueue, ErrUnknownTopicOrPart, ErrUnknownPartition, ErrAllBrokersDown:
 			e.retriable = true
 		default:
 			e.retriable = hasCode && ke.Retriable
@@ -193,7 +195,7 @@ func neverSent(err error) bool {
 	if errors.Is(err, client.ErrNotWritten) || errors.Is(err, client.ErrOutcomeUnknown) {
 		return false
 	}
-	for _, target := range []error{client.ErrUnknownTopic, client.ErrUnknownPartition, client.ErrBufferFull, client.ErrRecordTooLarge, client.ErrAuthentication} {
+	for _, target := range []error{client.ErrUnknownTopic, client.ErrUnknownPartition, client.ErrBufferFull, client.ErrRecordTooLarge, client.ErrAuthentication, client.ErrBrokersUnreachable, client.ErrInvalidRecord} {
 		if errors.Is(err, target) {
 			return true
 		}

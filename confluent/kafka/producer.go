@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -41,7 +42,8 @@ type Producer struct {
 	producing sync.WaitGroup // Produce calls inside the client
 	wg        sync.WaitGroup // the channel producer and stats goroutines
 
-	stats *statsCollector
+	stats    *statsCollector
+	lastDown atomic.Int64 // when the last ErrAllBrokersDown event was sent (Unix ns)
 }
 
 // pending is one message between Produce and its delivery report: the
@@ -136,12 +138,12 @@ func (p *Producer) IsClosed() bool {
 // the message is nil or has no topic (ErrInvalidArg), is larger than
 // message.max.bytes (ErrMsgSizeTooLarge), when queue.buffering.max.messages
 // or queue.buffering.max.kbytes is reached (ErrQueueFull: call Flush or read
-// delivery reports, then retry) or after Close (ErrState).
-//
-// Unlike librdkafka, Produce blocks its caller while the first metadata of
-// a topic is fetched (one round trip), and for a topic the cluster does not
-// have, until topic.metadata.propagation.max.ms passes; the message then
-// fails with ErrUnknownTopicOrPart in its delivery report.
+// delivery reports, then retry) or after Close (ErrState). Produce never
+// waits for the cluster: a message for a topic whose metadata is not known
+// yet is queued, and fails in its delivery report with
+// ErrUnknownTopicOrPart if the cluster does not have the topic within
+// topic.metadata.propagation.max.ms, or with ErrAllBrokersDown if no broker
+// could be reached to ask.
 func (p *Producer) Produce(msg *Message, deliveryChan chan Event) error {
 	return p.produce(msg, deliveryChan, false)
 }
@@ -243,6 +245,9 @@ func (p *Producer) delivered(r *client.Record, err error) {
 	// copied into its batch; the report keeps referencing them like
 	// librdkafka's copy would, without a second copy.
 	p.stats.delivered(pd.size, err == nil)
+	if err != nil && errors.Is(err, client.ErrBrokersUnreachable) {
+		p.allBrokersDown(err)
+	}
 	ch := pd.ch
 	if ch == nil && p.fwdDr {
 		ch = p.events
@@ -255,6 +260,17 @@ func (p *Producer) delivered(r *client.Record, err error) {
 	}
 	p.queuedBytes.Add(-pd.size)
 	p.queued.Add(-1)
+}
+
+// allBrokersDown raises librdkafka's ErrAllBrokersDown Error event when a
+// message failed because no broker could be reached, at most once a second.
+func (p *Producer) allBrokersDown(err error) {
+	now := time.Now().UnixNano()
+	last := p.lastDown.Load()
+	if now-last < int64(time.Second) || !p.lastDown.CompareAndSwap(last, now) {
+		return
+	}
+	p.sendEvent(Error{code: ErrAllBrokersDown, str: err.Error(), retriable: true, err: err})
 }
 
 // dataLoss reports acknowledged messages that vanished as an Error event.

@@ -68,7 +68,9 @@ func TestSeedScenarioNeverFatal(t *testing.T) {
 		for i := 0; i < n; i++ {
 			v := fmt.Sprintf("%s-%d", prefix, i)
 			for {
-				err := p.Produce(msg(&topic, v), nil)
+				m := msg(&topic, v)
+				m.Key = []byte(fmt.Sprint(i % 60)) // keys on every partition
+				err := p.Produce(m, nil)
 				if err == nil {
 					break
 				}
