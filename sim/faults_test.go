@@ -461,3 +461,29 @@ func TestRecorderDump(t *testing.T) {
 		t.Fatal("reset kept exchanges")
 	}
 }
+
+func TestPendingFaultsCountsStrikesLeft(t *testing.T) {
+	c, err := NewCluster(Brokers(1), Topic("t", 1, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.InjectError("t", 0, 45, 2, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DropResponses("t", 0, 1, true); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.PendingFaults("t", 0); err != nil || n != 3 {
+		t.Fatalf("PendingFaults = %d, %v; want 3", n, err)
+	}
+	if err := c.ClearFaults("t", 0); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := c.PendingFaults("t", 0); n != 0 {
+		t.Fatalf("PendingFaults after ClearFaults = %d", n)
+	}
+	if _, err := c.PendingFaults("nope", 0); err == nil {
+		t.Fatal("PendingFaults of an unknown topic: no error")
+	}
+}

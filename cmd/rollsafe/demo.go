@@ -34,10 +34,34 @@ type demoReport struct {
 	retries, bumps, tails, losses  int64
 	lost, duplicates, reordered    int
 	wrongOffset, failedPresent, in int
+	// lostReported counts the lost records inside a range the producer
+	// reported through OnDataLoss; reported lists those ranges.
+	lostReported int
+	reported     []client.DataLoss
+	// steps and played: the scenario's steps and those applied without
+	// being skipped; notPlayed says why the scenario fell short.
+	steps, played int
+	notPlayed     error
+	expectLoss    bool // the scenario loses acknowledged records by design
 }
 
-// runDemo implements `rollsafe demo`: an embedded 3-broker cluster, the
-// seed scenario played while producing, then every partition read back.
+// demoConfig is what the demo's flags chose.
+type demoConfig struct {
+	records, size int
+	codec         compress.Codec
+	partitions    int32
+	sched         scenario.Schedule
+	faultAt       float64 // fraction of the records produced when the first step runs
+}
+
+const demoUsage = "usage: rollsafe demo [-records N] [-size B] [-codec C] [-partitions P] [-scenario S] [-fault-at F]"
+
+// runDemo implements `rollsafe demo`: an embedded 3-broker cluster, a fault
+// scenario played while producing, then every partition read back. It
+// exits 0 when the scenario played in full and the log holds every
+// acknowledged record once, in order, except that under unclean-loss
+// acknowledged records may be missing if the producer reported every one
+// of them (OnDataLoss); 1 otherwise; 2 on a usage error.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -46,9 +70,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	codecName := fs.String("codec", "gzip", "gzip|snappy|lz4|zstd|none")
 	partitions := fs.Int("partitions", 6, "partitions of the demo topic")
 	scen := fs.String("scenario", "seed", "fault scenario: "+strings.Join(scenario.Names(), "|")+"|none")
-	at := fs.Duration("fault-at", time.Second, "when the scenario starts (seed: when the leader goes down)")
+	faultAt := fs.Float64("fault-at", 0.1, "fraction of the records produced when the scenario starts (0-0.8); its steps\nspread over the next half of the records, each applied before production goes on")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rollsafe demo [-records N] [-size B] [-codec C] [-scenario S]")
+		fmt.Fprintln(fs.Output(), demoUsage)
+		fmt.Fprintln(fs.Output(), "Exits 0 only if the scenario played in full and the read-back found nothing lost, duplicated or")
+		fmt.Fprintln(fs.Output(), "reordered (unclean-loss: every lost record reported by the producer), 1 otherwise.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -74,43 +100,88 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return bad(fmt.Sprintf("-size must be at least %d", fixture.MinValueSize))
 	case *partitions <= 0:
 		return bad("-partitions must be positive")
+	case *faultAt < 0 || *faultAt > 0.8:
+		return bad("-fault-at must be between 0 and 0.8")
 	}
 	var sched scenario.Schedule
 	switch *scen {
 	case "none":
+		sched.Name = "none"
 	case "seed":
-		sched = scenario.Seed(scenario.SeedConfig{Topic: demoTopic, Partition: 0, Down: *at, Up: *at, OutOfOrderOnReturn: true})
+		sched = scenario.Seed(scenario.SeedConfig{Topic: demoTopic, Partition: 0, OutOfOrderOnReturn: true})
 	default:
 		if sched, err = scenario.ByName(*scen, demoTopic, 3); err != nil {
 			return bad(err.Error())
 		}
 	}
-	rep, err := demo(ctx, stdout, *records, *size, codec, int32(*partitions), sched)
+	cfg := demoConfig{records: *records, size: *size, codec: codec, partitions: int32(*partitions), sched: sched, faultAt: *faultAt}
+	rep, err := demo(ctx, stdout, cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, "rollsafe demo:", err)
 		return 1
 	}
 	printDemoReport(stdout, rep)
-	if rep.lost != 0 || rep.duplicates != 0 || rep.reordered != 0 {
+	if !rep.passed() {
 		return 1
 	}
 	return 0
 }
 
-func demo(ctx context.Context, out io.Writer, n, size int, codec compress.Codec, parts int32, sched scenario.Schedule) (demoReport, error) {
-	rep := demoReport{records: n}
-	c, err := sim.NewCluster(sim.Brokers(3), sim.Topic(demoTopic, parts, 3), sim.RecorderLimit(100))
+// passed applies the exit rule runDemo documents.
+func (r demoReport) passed() bool {
+	if r.notPlayed != nil || r.duplicates != 0 || r.reordered != 0 {
+		return false
+	}
+	if r.expectLoss {
+		return r.lost == r.lostReported
+	}
+	return r.lost == 0
+}
+
+// stepMarks places each step at a record index: the first at faultAt of
+// the records, the others spread by their offsets over the next half of
+// the records (at most up to 90%), so the whole scenario plays while the
+// producer writes, however fast it goes.
+func stepMarks(s scenario.Schedule, n int, faultAt float64) []int {
+	first := int(faultAt * float64(n))
+	last := min(first+n/2, n*9/10)
+	span := s.Span()
+	marks := make([]int, len(s.Steps))
+	for i, st := range s.Steps {
+		m := first
+		if span > 0 {
+			m += int(float64(last-first) * float64(st.At) / float64(span))
+		}
+		marks[i] = min(m, n-1)
+	}
+	return marks
+}
+
+func demo(ctx context.Context, out io.Writer, cfg demoConfig) (demoReport, error) {
+	n := cfg.records
+	rep := demoReport{records: n, steps: len(cfg.sched.Steps), expectLoss: cfg.sched.Name == "unclean-loss"}
+	c, err := sim.NewCluster(sim.Brokers(3), sim.Topic(demoTopic, cfg.partitions, 3), sim.RecorderLimit(100))
 	if err != nil {
 		return rep, err
 	}
 	defer c.Close()
 	hooks := &countingHooks{}
-	p, err := client.NewProducer(client.Brokers(c.Addrs()...), client.Compression(codec, compress.DefaultLevel), client.WithHooks(hooks))
+	var lossMu sync.Mutex
+	p, err := client.NewProducer(client.Brokers(c.Addrs()...), client.Compression(cfg.codec, compress.DefaultLevel), client.WithHooks(hooks),
+		client.OnDataLoss(func(dl client.DataLoss) {
+			lossMu.Lock()
+			rep.reported = append(rep.reported, dl)
+			lossMu.Unlock()
+		}))
 	if err != nil {
 		return rep, err
 	}
-	fmt.Fprintf(out, "rollsafe demo: %d records of %d B (%s) to %d partitions on a 3-broker cluster at %s; scenario %q\n",
-		n, size, codec, parts, strings.Join(c.Addrs(), ","), sched.Name)
+	fmt.Fprintf(out, "rollsafe demo: %d records of %d B (%s) to %d partitions, scenario %q\n",
+		n, cfg.size, cfg.codec, cfg.partitions, cfg.sched.Name)
+	fmt.Fprintf(out, "  3-broker cluster at %s\n", strings.Join(c.Addrs(), ","))
+	for _, st := range cfg.sched.Steps {
+		fmt.Fprintf(out, "  step: %s\n", st.What())
+	}
 
 	// Where each record was acknowledged, by index; -1 partition: failed.
 	part := make([]int32, n)
@@ -130,34 +201,60 @@ func demo(ctx context.Context, out io.Writer, n, size int, codec compress.Codec,
 		acked.Add(1)
 	}
 
+	// The scenario is paced by the records produced: step i runs when
+	// production reaches marks[i], and production waits until it ran.
+	marks := stepMarks(cfg.sched, n, cfg.faultAt)
+	reached := make([]chan struct{}, len(marks))
+	stepDone := make([]chan struct{}, len(marks))
+	for i := range marks {
+		reached[i], stepDone[i] = make(chan struct{}), make(chan struct{})
+	}
 	pctx, stopPlay := context.WithCancel(ctx)
 	defer stopPlay()
-	player := scenario.NewPlayer(c, sched)
+	player := scenario.NewPlayer(c, cfg.sched)
 	played := make(chan error, 1)
-	go func() { played <- player.Run(pctx) }()
-	progressDone := make(chan struct{})
-	start := time.Now()
-	var progress sync.WaitGroup
-	progress.Add(1)
 	go func() {
-		defer progress.Done()
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-progressDone:
-				return
-			case <-t.C:
-				a := acked.Load()
-				fmt.Fprintf(out, "\racked %9d / %d  %8.0f rec/s  fault: %-60.60s", a, n, float64(a)/time.Since(start).Seconds(), player.Current())
+		next := 0
+		err := player.RunPaced(pctx, func(ctx context.Context, i int, st scenario.Step) error {
+			for ; next < i; next++ {
+				close(stepDone[next])
 			}
+			select {
+			case <-reached[i]:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			if st.Kind == scenario.UncleanElect {
+				// Production waits: let the records produced so far be
+				// acknowledged, so that the election has acknowledged
+				// records to lose.
+				return p.Flush(ctx)
+			}
+			return nil
+		})
+		for ; next < len(stepDone); next++ {
+			close(stepDone[next])
 		}
+		played <- err
 	}()
+
+	start := time.Now()
+	prog := newProgress(out, n, start, &acked, player)
+	prog.start()
 
 	gen := fixture.New(fixture.Seed)
 	var bytes int64
+	step := 0
 	for i := 0; i < n && ctx.Err() == nil; i++ {
-		ev := gen.Next(size)
+		for step < len(marks) && marks[step] <= i {
+			close(reached[step])
+			select {
+			case <-stepDone[step]:
+			case <-ctx.Done():
+			}
+			step++
+		}
+		ev := gen.Next(cfg.size)
 		idx := make([]byte, 8)
 		binary.BigEndian.PutUint64(idx, uint64(i))
 		bytes += int64(len(ev.Key) + len(ev.Value))
@@ -166,11 +263,27 @@ func demo(ctx context.Context, out io.Writer, n, size int, codec compress.Codec,
 	}
 	flushErr := p.Flush(ctx)
 	elapsed := time.Since(start)
-	close(progressDone)
-	progress.Wait()
-	fmt.Fprintf(out, "\racked %9d / %d  %8.0f rec/s  fault: %-60.60s\n", acked.Load(), n, float64(acked.Load())/elapsed.Seconds(), player.Current())
-	if err := <-played; err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintln(out, "scenario:", err)
+	stopPlay()
+	playErr := <-played
+	prog.stop(elapsed)
+	applied, skipped, firstSkip := player.Played()
+	rep.played = applied - skipped
+	switch {
+	case playErr != nil && !errors.Is(playErr, context.Canceled):
+		rep.notPlayed = playErr
+	case applied < rep.steps:
+		rep.notPlayed = fmt.Errorf("only %d of %d steps ran before the records ran out", applied, rep.steps)
+	case skipped > 0:
+		rep.notPlayed = fmt.Errorf("%d of %d steps could not be applied, first %w", skipped, rep.steps, firstSkip)
+	}
+	for _, a := range player.Applied() {
+		fmt.Fprintf(out, "  played: %s\n", a)
+		if rep.notPlayed == nil && a.Skipped == nil && oneShot(a.Step.Kind) {
+			if left, err := c.PendingFaults(a.Step.Topic, a.Step.Partition); err != nil || left > 0 {
+				rep.notPlayed = fmt.Errorf("step %d/%d (%s) never struck: no produce request for %s/%d reached it (%d strikes left)",
+					a.Index+1, rep.steps, a.Step.What(), a.Step.Topic, a.Step.Partition, left)
+			}
+		}
 	}
 	closeCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -220,22 +333,77 @@ func demo(ctx context.Context, out io.Writer, n, size int, codec compress.Codec,
 	if err != nil {
 		return rep, err
 	}
+	lossMu.Lock()
+	defer lossMu.Unlock()
 	for i := range n {
 		if part[i] >= 0 && !seen[i] {
 			rep.lost++
+			if reportedLost(rep.reported, part[i], offset[i]) {
+				rep.lostReported++
+			}
 		}
 	}
 	return rep, nil
+}
+
+// oneShot reports whether a step only queues a fault for a partition's
+// next produce requests, which the producer may never send.
+func oneShot(k scenario.Kind) bool {
+	return k == scenario.InjectError || k == scenario.DropResponses || k == scenario.CloseAfterAppend
+}
+
+// reportedLost reports whether the producer's data-loss events cover
+// offset off of partition p.
+func reportedLost(events []client.DataLoss, p int32, off int64) bool {
+	for _, e := range events {
+		if e.Partition == p && off >= e.FromOffset && off <= e.ToOffset {
+			return true
+		}
+	}
+	return false
 }
 
 func printDemoReport(w io.Writer, r demoReport) {
 	fmt.Fprintf(w, "produced  %d records (%.1f MB) in %.2fs: %.0f records/s, %.1f MB/s\n",
 		r.records, r.mbytes, r.seconds, float64(r.acked)/r.seconds, r.mbytes/r.seconds)
 	fmt.Fprintf(w, "acked     %d   failed %d\n", r.acked, r.failed)
+	fmt.Fprintf(w, "scenario  played %d of %d steps\n", r.played, r.steps)
 	fmt.Fprintf(w, "recovery  retries %d   epoch bumps %d   tail reads %d   data-loss events %d\n", r.retries, r.bumps, r.tails, r.losses)
+	fmt.Fprintln(w, "          (epoch bump: a partition renumbered under a new producer epoch after a sequence error;")
+	fmt.Fprintln(w, "           tail read: its log read back to learn which in-doubt batches were written)")
 	fmt.Fprintf(w, "read back %d records: lost %d   duplicates %d   reordered %d", r.in, r.lost, r.duplicates, r.reordered)
 	if r.wrongOffset != 0 || r.failedPresent != 0 {
 		fmt.Fprintf(w, "   at another offset than acknowledged %d   reported failed but present %d", r.wrongOffset, r.failedPresent)
 	}
 	fmt.Fprintln(w)
+	if r.expectLoss {
+		switch {
+		case r.lost == 0:
+			fmt.Fprintln(w, "expected  the unclean election lost no acknowledged record this time")
+		case r.lost == r.lostReported:
+			fmt.Fprintf(w, "expected  %d records lost by the unclean election — detected and reported by the producer: offsets %s\n", r.lost, lossRanges(r.reported))
+		default:
+			fmt.Fprintf(w, "FAILED    %d records lost by the unclean election, only %d of them reported by the producer (reported: %s)\n", r.lost, r.lostReported, lossRanges(r.reported))
+		}
+	}
+	if r.notPlayed != nil {
+		fmt.Fprintf(w, "FAILED    the scenario did not play in full: %v\n", r.notPlayed)
+	}
+	if r.passed() {
+		fmt.Fprintln(w, "PASSED")
+	} else {
+		fmt.Fprintln(w, "FAILED")
+	}
+}
+
+// lossRanges lists data-loss events as "events/0 120..527".
+func lossRanges(events []client.DataLoss) string {
+	if len(events) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(events))
+	for i, e := range events {
+		parts[i] = fmt.Sprintf("%s/%d %d..%d", e.Topic, e.Partition, e.FromOffset, e.ToOffset)
+	}
+	return strings.Join(parts, ", ")
 }

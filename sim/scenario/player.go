@@ -74,7 +74,8 @@ func NewPlayer(c *sim.Cluster, s Schedule) *Player {
 func (p *Player) Schedule() Schedule { return p.s }
 
 // Current describes the fault in progress for a progress line, e.g.
-// "stopped broker 2 (leader of t/0), clean (step 1/4)".
+// "step 1/4: stopped broker 2 (leader of t/0), clean", or "none (step 2/4
+// done)" once the faults set so far have ended.
 func (p *Player) Current() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -107,6 +108,31 @@ func (p *Player) Lost() map[string][]sim.OffsetRange {
 // not allow is recorded as skipped; Run returns early only when ctx ends
 // or the cluster refuses a step for another reason (closed, unknown topic).
 func (p *Player) Run(ctx context.Context) error {
+	var start time.Time
+	return p.RunPaced(ctx, func(ctx context.Context, i int, st Step) error {
+		if i == 0 {
+			start = time.Now()
+		}
+		d := time.Until(start.Add(st.At))
+		if d <= 0 {
+			return nil
+		}
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			return nil
+		}
+	})
+}
+
+// RunPaced is Run with the pace set by the caller: before step i, it calls
+// wait, which returns when the step may run (an error stops the play).
+// Being asked about step i means every earlier step has been applied. A
+// demo paces a schedule by the records produced instead of by the clock.
+func (p *Player) RunPaced(ctx context.Context, wait func(ctx context.Context, i int, st Step) error) error {
 	p.mu.Lock()
 	if p.firstLeader == nil {
 		p.firstLeader = map[tpKey]int32{}
@@ -120,14 +146,8 @@ func (p *Player) Run(ctx context.Context) error {
 	p.mu.Unlock()
 	start := time.Now()
 	for i, st := range p.s.Steps {
-		if d := time.Until(start.Add(st.At)); d > 0 {
-			t := time.NewTimer(d)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return ctx.Err()
-			case <-t.C:
-			}
+		if err := wait(ctx, i, st); err != nil {
+			return err
 		}
 		if err := ctx.Err(); err != nil {
 			return err
@@ -136,13 +156,54 @@ func (p *Player) Run(ctx context.Context) error {
 		a.Index, a.Step, a.At = i, st, time.Since(start)
 		p.mu.Lock()
 		p.applied = append(p.applied, a)
-		p.current = fmt.Sprintf("%s (step %d/%d)", a.Did, i+1, len(p.s.Steps))
+		if p.faultActiveLocked() {
+			p.current = fmt.Sprintf("step %d/%d: %s", i+1, len(p.s.Steps), a.Did)
+		} else {
+			p.current = fmt.Sprintf("none (step %d/%d done)", i+1, len(p.s.Steps))
+		}
 		p.mu.Unlock()
 		if a.Skipped != nil && !benign(a.Skipped) {
 			return fmt.Errorf("scenario: step %d (%s): %w", i, st.What(), a.Skipped)
 		}
 	}
 	return nil
+}
+
+// faultActiveLocked reports whether a lasting fault this player set is
+// still in place: a broker stopped, a replica paused, responses delayed, a
+// follower lagging. One-shot faults (injected errors, dropped responses,
+// closed connections) and elections are over once applied.
+func (p *Player) faultActiveLocked() bool {
+	if len(p.stopped) > 0 || len(p.delayed) > 0 {
+		return true
+	}
+	for _, ids := range p.paused {
+		if len(ids) > 0 {
+			return true
+		}
+	}
+	for _, lag := range p.lagged {
+		if lag {
+			return true
+		}
+	}
+	return false
+}
+
+// Played returns how many steps were applied and how many of them were
+// skipped, with the first skip's reason.
+func (p *Player) Played() (applied, skipped int, firstSkip error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, a := range p.applied {
+		if a.Skipped != nil {
+			if skipped == 0 {
+				firstSkip = fmt.Errorf("step %d/%d (%s): %w", a.Index+1, len(p.s.Steps), a.Step.What(), a.Skipped)
+			}
+			skipped++
+		}
+	}
+	return len(p.applied), skipped, firstSkip
 }
 
 // benign reports whether err only means the cluster's state did not allow
@@ -335,7 +396,7 @@ func (p *Player) apply(ctx context.Context, st Step) Applied {
 			return fail(err)
 		}
 		p.mu.Lock()
-		p.lagged[st.Broker] = true
+		p.lagged[st.Broker] = st.Duration > 0
 		p.mu.Unlock()
 	case ExpireProducers:
 		if st.Duration > 0 {

@@ -3,6 +3,8 @@ package scenario
 import (
 	"fmt"
 	"time"
+
+	"github.com/rollsafe/rollsafe/protocol"
 )
 
 // Kind is what a Step does.
@@ -104,6 +106,13 @@ func (s Step) broker() string {
 
 func (s Step) tp() string { return fmt.Sprintf("%s/%d", s.Topic, s.Partition) }
 
+// codeName is a Kafka error code's name, e.g. OUT_OF_ORDER_SEQUENCE_NUMBER
+// for 45 (the number too for codes Kafka does not define).
+func codeName(code int16) string {
+	name, _, _ := protocol.CodeInfo(code)
+	return name
+}
+
 func cleanWord(clean bool) string {
 	if clean {
 		return "clean"
@@ -152,7 +161,7 @@ func (s Step) What() string {
 	case CloseAfterAppend:
 		return fmt.Sprintf("%s %s x%d", k, s.tp(), s.N)
 	case InjectError:
-		return fmt.Sprintf("%s %s code %d x%d %s", k, s.tp(), s.Code, s.N, appendWord(s.AfterAppend))
+		return fmt.Sprintf("%s %s %s x%d %s", k, s.tp(), codeName(s.Code), s.N, appendWord(s.AfterAppend))
 	case DelayResponses:
 		if s.Broker == Any {
 			return fmt.Sprintf("%s leader of %s by %v", k, s.tp(), s.Duration)
