@@ -169,7 +169,7 @@ func (b *broker) serveConn(ctx context.Context, nc net.Conn, connID uint64) {
 			// and the versions served.
 			resp := kmsg.NewPtrApiVersionsResponse()
 			resp.ErrorCode = errUnsupportedVersion
-			resp.ApiKeys = apiVersions
+			resp.ApiKeys = apiVersionsFor(&b.c.cfg)
 			oc = outcome{resp: resp}
 		default:
 			b.c.log.Warn("closing connection", "broker", b.id, "conn", connID, "err", err)
@@ -244,6 +244,12 @@ func (b *broker) handle(ctx context.Context, h reqHeader, req kmsg.Request) outc
 		return outcome{resp: b.findCoordinator(r)}
 	case *kmsg.OffsetForLeaderEpochRequest:
 		return outcome{resp: b.offsetForLeaderEpoch(r)}
+	case *kmsg.DescribeProducersRequest:
+		if !b.c.cfg.describeProducers() {
+			// A broker that does not know the API closes the connection.
+			return outcome{act: actClose}
+		}
+		return outcome{resp: b.describeProducers(r)}
 	case *kmsg.SASLHandshakeRequest, *kmsg.SASLAuthenticateRequest:
 		// Reached only without SASL (else the connection's gate answers).
 		return outcome{resp: illegalSASLState(r)}

@@ -5,9 +5,10 @@ import (
 	"fmt"
 )
 
-// Kafka error codes the simulator answers with (numbered as in the Kafka
-// protocol). They are unexported: tests compare against the numbers or a
-// protocol table of their own.
+// Kafka error codes the simulator answers with, numbered as in the Kafka
+// protocol. The simulator cannot import protocol (protocol's tests run
+// against the simulator), so codes_test.go checks each one by its Kafka
+// name against protocol's table, the module's one list of codes.
 const (
 	errNone                    int16 = 0
 	errOffsetOutOfRange        int16 = 1
@@ -25,7 +26,8 @@ const (
 	errInvalidProducerEpoch    int16 = 47
 	errUnknownProducerID       int16 = 59
 	errFencedLeaderEpoch       int16 = 74
-	errUnknownLeaderEpoch      int16 = 76
+	errUnknownLeaderEpoch      int16 = 75
+	errOffsetNotAvailable      int16 = 78
 	errInvalidRecord           int16 = 87
 )
 

@@ -10,7 +10,7 @@ import (
 
 func (b *broker) apiVersions(r *kmsg.ApiVersionsRequest) kmsg.Response {
 	resp := r.ResponseKind().(*kmsg.ApiVersionsResponse)
-	resp.ApiKeys = apiVersions
+	resp.ApiKeys = apiVersionsFor(&b.c.cfg)
 	return resp
 }
 

@@ -46,7 +46,7 @@ func newReplica(broker int32) *replica {
 func (r *replica) append(e *entry) {
 	r.entries = append(r.entries, e)
 	r.leo = e.end()
-	r.pstate.update(e.h.producerID, e.h.producerEpoch, e.h.baseSequence, e.h.lastSequence(), e.base, e.end()-1)
+	r.pstate.add(e)
 }
 
 // find returns the index of the first entry whose end is after offset.
@@ -89,7 +89,7 @@ func (r *replica) truncateTo(offset int64) OffsetRange {
 func (r *replica) rebuild(snapshot bool) {
 	r.pstate = producerTable{}
 	for _, e := range r.entries {
-		r.pstate.update(e.h.producerID, e.h.producerEpoch, e.h.baseSequence, e.h.lastSequence(), e.base, e.end()-1)
+		r.pstate.add(e)
 	}
 	if snapshot {
 		r.pstate.shrink()

@@ -29,6 +29,7 @@ type config struct {
 	recorderLimit      int
 	maxBatchBytes      int
 	maxDecompressed    int
+	noDescribe         bool      // WithoutDescribeProducers
 	initEpoch          int16     // ProducerEpochStart
 	sec                secConfig // TLS, SASL, SessionLifetime
 }
@@ -103,3 +104,11 @@ func RecorderLimit(n int) Option { return func(c *config) { c.recorderLimit = n 
 // MaxBatchBytes sets the largest record batch accepted (Kafka's
 // message.max.bytes, default 1048588); larger ones get MESSAGE_TOO_LARGE.
 func MaxBatchBytes(n int) Option { return func(c *config) { c.maxBatchBytes = n } }
+
+// WithoutDescribeProducers emulates brokers before Kafka 2.8, which lack
+// DescribeProducers (API key 61): it is not advertised in ApiVersions and a
+// request for it closes the connection. Pre25 implies it.
+func WithoutDescribeProducers() Option { return func(c *config) { c.noDescribe = true } }
+
+// describeProducers reports whether the brokers serve DescribeProducers.
+func (c *config) describeProducers() bool { return !c.noDescribe && !c.pre25 }

@@ -21,6 +21,17 @@ type producerEntry struct {
 	// lastActive is when the producer last wrote here (or, on the leader,
 	// last sent a batch here): what producer.id.expiration.ms measures.
 	lastActive time.Time
+	// lastTimestamp is the max timestamp of its last batch (ms), as
+	// DescribeProducers reports it.
+	lastTimestamp int64
+}
+
+// lastSeq is the last sequence of the producer's last batch, -1 if none.
+func (e *producerEntry) lastSeq() int32 {
+	if len(e.batches) == 0 {
+		return -1
+	}
+	return e.batches[len(e.batches)-1].lastSeq
 }
 
 // producerTable is a replica's producer-state table for one partition.
@@ -103,6 +114,14 @@ func (t producerTable) update(pid int64, epoch int16, firstSeq, lastSeq int32, b
 	}
 	e.batches = append(e.batches, batchMeta{firstSeq: firstSeq, lastSeq: lastSeq, firstOffset: base, lastOffset: last})
 	e.lastActive = time.Now()
+}
+
+// add records an appended (or replicated, or replayed) log entry.
+func (t producerTable) add(e *entry) {
+	t.update(e.h.producerID, e.h.producerEpoch, e.h.baseSequence, e.h.lastSequence(), e.base, e.end()-1)
+	if pe := t[e.h.producerID]; pe != nil {
+		pe.lastTimestamp = e.h.maxTimestamp
+	}
 }
 
 // touch marks a producer active on this replica (a batch of its arrived).

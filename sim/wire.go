@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -25,6 +26,16 @@ var apiVersions = []kmsg.ApiVersionsResponseApiKey{
 	{ApiKey: 22, MinVersion: 0, MaxVersion: 5}, // InitProducerId
 	{ApiKey: 23, MinVersion: 0, MaxVersion: 4}, // OffsetForLeaderEpoch
 	{ApiKey: 36, MinVersion: 0, MaxVersion: 2}, // SaslAuthenticate
+	{ApiKey: 61, MinVersion: 0, MaxVersion: 0}, // DescribeProducers (Kafka 2.8+)
+}
+
+// apiVersionsFor is what a cluster advertises: every API, except
+// DescribeProducers on brokers that predate it.
+func apiVersionsFor(cfg *config) []kmsg.ApiVersionsResponseApiKey {
+	if cfg.describeProducers() {
+		return apiVersions
+	}
+	return slices.DeleteFunc(slices.Clone(apiVersions), func(k kmsg.ApiVersionsResponseApiKey) bool { return k.ApiKey == 61 })
 }
 
 func versionRange(key int16) (lo, hi int16, ok bool) {

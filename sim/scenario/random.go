@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/rollsafe/rollsafe/protocol"
 )
 
 // ChaosConfig shapes the schedules Random draws.
@@ -61,17 +63,17 @@ type injected struct {
 
 // chaosCodes are answers a real broker gives to a produce request.
 var chaosCodes = []injected{
-	{5, false},  // LEADER_NOT_AVAILABLE
-	{6, false},  // NOT_LEADER_OR_FOLLOWER
-	{6, true},   // NOT_LEADER_OR_FOLLOWER after the old leader appended
-	{7, true},   // REQUEST_TIMED_OUT waiting for replication
-	{10, false}, // MESSAGE_TOO_LARGE
-	{19, false}, // NOT_ENOUGH_REPLICAS
-	{20, true},  // NOT_ENOUGH_REPLICAS_AFTER_APPEND
-	{45, false}, // OUT_OF_ORDER_SEQUENCE_NUMBER
-	{46, true},  // DUPLICATE_SEQUENCE_NUMBER (a success)
-	{47, false}, // INVALID_PRODUCER_EPOCH
-	{59, false}, // UNKNOWN_PRODUCER_ID
+	{int16(protocol.LeaderNotAvailable), false},
+	{int16(protocol.NotLeaderOrFollower), false},
+	{int16(protocol.NotLeaderOrFollower), true}, // after the old leader appended
+	{int16(protocol.RequestTimedOut), true},     // waiting for replication
+	{int16(protocol.MessageTooLarge), false},
+	{int16(protocol.NotEnoughReplicas), false},
+	{int16(protocol.NotEnoughReplicasAfterAppend), true},
+	{int16(protocol.OutOfOrderSequenceNumber), false},
+	{int16(protocol.DuplicateSequenceNumber), true}, // a success
+	{int16(protocol.InvalidProducerEpoch), false},
+	{int16(protocol.UnknownProducerID), false},
 }
 
 type episode int

@@ -1,0 +1,148 @@
+package sim
+
+import (
+	"errors"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func describeReq(topic string, parts ...int32) *kmsg.DescribeProducersRequest {
+	req := kmsg.NewPtrDescribeProducersRequest()
+	rt := kmsg.NewDescribeProducersRequestTopic()
+	rt.Topic, rt.Partitions = topic, parts
+	req.Topics = append(req.Topics, rt)
+	return req
+}
+
+func (tc *testConn) describe(topic string, p int32) kmsg.DescribeProducersResponseTopicPartition {
+	tc.t.Helper()
+	resp := tc.do(describeReq(topic, p)).(*kmsg.DescribeProducersResponse)
+	return resp.Topics[0].Partitions[0]
+}
+
+// TestAcksAllTimeoutLeavesBatchToCommitLater: with an in-sync follower
+// lagging, the leader appends, answers REQUEST_TIMED_OUT after the request
+// timeout, reads stop at the high watermark below the batch, and the batch
+// commits once the follower catches up.
+func TestAcksAllTimeoutLeavesBatchToCommitLater(t *testing.T) {
+	c := newTestCluster(t, Brokers(2), Topic("t", 1, 2))
+	leader, _ := c.Leader("t", 0)
+	follower := 1 - leader
+	tc := dial(t, c.Addrs()[leader])
+	if p := tc.produce("t", 0, -1, makeBatch(t, spec{pid: 7, seq: 0, values: vals("a", 2)})); p.ErrorCode != 0 {
+		t.Fatal(p.ErrorCode)
+	}
+	if err := c.SetFollowerLag(follower, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	req := produceReq("t", 0, -1, makeBatch(t, spec{pid: 7, seq: 2, values: vals("b", 3)}))
+	req.TimeoutMillis = 20
+	if p := respPartition(tc.do(req)); p.ErrorCode != errRequestTimedOut {
+		t.Fatalf("code %d, want REQUEST_TIMED_OUT", p.ErrorCode)
+	}
+	hw, leo, _ := c.HighWatermark("t", 0)
+	if hw != 2 || leo != 5 {
+		t.Fatalf("hw %d leo %d, want 2 and 5: the batch stays in the leader's log", hw, leo)
+	}
+	if f := tc.fetch("t", 0, 2, 0); len(f.batches) != 0 || f.hw != 2 {
+		t.Fatalf("fetch from the leader served %d batches, hw %d: it must stop at the high watermark", len(f.batches), f.hw)
+	}
+	// The leader's producer state already has the batch.
+	if d := tc.describe("t", 0); len(d.ActiveProducers) != 1 || d.ActiveProducers[0].LastSequence != 4 {
+		t.Fatalf("describe producers: %+v", d)
+	}
+	if err := c.SetFollowerLag(follower, 0); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, c, "the batch commits", func() bool { return c.topics["t"].parts[0].hw == 5 })
+	if f := tc.fetch("t", 0, 2, 0); len(f.batches) != 1 || f.values[4] != "b-2" {
+		t.Fatalf("after catching up: %+v", f.values)
+	}
+}
+
+func TestDescribeProducers(t *testing.T) {
+	c := newTestCluster(t, Brokers(3), Topic("t", 1, 2))
+	leader, _ := c.Leader("t", 0)
+	reps, _ := c.Replicas("t", 0)
+	follower := reps[1]
+	other := 3 - leader - follower
+	lc := dial(t, c.Addrs()[leader])
+	if p := lc.produce("t", 0, -1, makeBatch(t, spec{pid: 10, epoch: 2, seq: 0, values: vals("a", 3)})); p.ErrorCode != 0 {
+		t.Fatal(p.ErrorCode)
+	}
+	if p := lc.produce("t", 0, 1, makeBatch(t, spec{pid: 5, epoch: 0, seq: 0, values: vals("x", 1)})); p.ErrorCode != 0 {
+		t.Fatal(p.ErrorCode)
+	}
+	waitState(t, c, "replicated", func() bool { pt := c.topics["t"].parts[0]; return pt.hw == pt.logs[pt.leader].leo })
+	if err := c.PauseReplication("t", 0, follower); err != nil {
+		t.Fatal(err)
+	}
+	// Uncommitted on the follower, not yet appended: only the leader knows.
+	if p := lc.produce("t", 0, 1, makeBatch(t, spec{pid: 10, epoch: 2, seq: 3, values: vals("b", 2)})); p.ErrorCode != 0 {
+		t.Fatal(p.ErrorCode)
+	}
+	d := lc.describe("t", 0)
+	if d.ErrorCode != 0 || len(d.ActiveProducers) != 2 {
+		t.Fatalf("leader: %+v", d)
+	}
+	p5, p10 := d.ActiveProducers[0], d.ActiveProducers[1]
+	if p5.ProducerID != 5 || p5.ProducerEpoch != 0 || p5.LastSequence != 0 || p5.LastTimestamp != 1000 {
+		t.Fatalf("producer 5: %+v", p5)
+	}
+	if p10.ProducerID != 10 || p10.ProducerEpoch != 2 || p10.LastSequence != 4 || p10.LastTimestamp != 1001 ||
+		p10.CoordinatorEpoch != -1 || p10.CurrentTxnStartOffset != -1 {
+		t.Fatalf("producer 10: %+v", p10)
+	}
+	// A follower answers from its own, lagging, state (as Kafka does).
+	fd := dial(t, c.Addrs()[follower]).describe("t", 0)
+	if fd.ErrorCode != 0 || len(fd.ActiveProducers) != 2 || fd.ActiveProducers[1].LastSequence != 2 {
+		t.Fatalf("follower: %+v", fd)
+	}
+	// A broker without a replica, and an unknown partition.
+	oc := dial(t, c.Addrs()[other])
+	if od := oc.describe("t", 0); od.ErrorCode != errNotLeaderOrFollower || len(od.ActiveProducers) != 0 {
+		t.Fatalf("non-replica: %+v", od)
+	}
+	if od := oc.describe("t", 9); od.ErrorCode != errUnknownTopicOrPartition {
+		t.Fatalf("unknown partition: %+v", od)
+	}
+	if od := oc.describe("nope", 0); od.ErrorCode != errUnknownTopicOrPartition {
+		t.Fatalf("unknown topic: %+v", od)
+	}
+}
+
+func advertises(t *testing.T, tc *testConn, key int16) bool {
+	t.Helper()
+	req := kmsg.NewPtrApiVersionsRequest()
+	req.SetVersion(3)
+	for _, k := range tc.do(req).(*kmsg.ApiVersionsResponse).ApiKeys {
+		if k.ApiKey == key {
+			return true
+		}
+	}
+	return false
+}
+
+func TestWithoutDescribeProducers(t *testing.T) {
+	for name, opt := range map[string]Option{"option": WithoutDescribeProducers(), "pre-2.5": Pre25()} {
+		t.Run(name, func(t *testing.T) {
+			c := newTestCluster(t, Topic("t", 1, 1), opt)
+			tc := dial(t, c.Addrs()[0])
+			if advertises(t, tc, 61) {
+				t.Fatal("DescribeProducers advertised")
+			}
+			req := describeReq("t", 0)
+			_, err := tc.recv(req, tc.send(req), 5*time.Second)
+			if !errors.Is(err, io.EOF) {
+				t.Fatalf("got %v, want the connection closed", err)
+			}
+		})
+	}
+	c := newTestCluster(t, Topic("t", 1, 1))
+	if !advertises(t, dial(t, c.Addrs()[0]), 61) {
+		t.Fatal("DescribeProducers not advertised by default")
+	}
+}
