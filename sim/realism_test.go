@@ -3,6 +3,8 @@ package sim
 import (
 	"errors"
 	"io"
+	"net"
+	"strconv"
 	"testing"
 	"time"
 
@@ -144,5 +146,43 @@ func TestWithoutDescribeProducers(t *testing.T) {
 	c := newTestCluster(t, Topic("t", 1, 1))
 	if !advertises(t, dial(t, c.Addrs()[0]), 61) {
 		t.Fatal("DescribeProducers not advertised by default")
+	}
+}
+
+func TestStartBrokerAtNewAddress(t *testing.T) {
+	c := newTestCluster(t, Brokers(2), Topic("t", 1, 2))
+	old := c.Addrs()[1]
+	if _, err := c.StartBrokerAt(1, "127.0.0.1:0"); !errors.Is(err, ErrBrokerUp) {
+		t.Fatalf("moving a running broker: %v", err)
+	}
+	if err := c.StopBroker(1, true); err != nil {
+		t.Fatal(err)
+	}
+	addr, err := c.StartBrokerAt(1, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if addr == old || c.Addrs()[1] != addr {
+		t.Fatalf("new address %s, old %s, Addrs %v", addr, old, c.Addrs())
+	}
+	if nc, err := net.DialTimeout("tcp", old, time.Second); err == nil {
+		_ = nc.Close()
+		t.Fatal("the old address still accepts connections")
+	}
+	md := dial(t, c.Addrs()[0]).do(metadataAll()).(*kmsg.MetadataResponse)
+	found := false
+	for _, b := range md.Brokers {
+		if b.NodeID == 1 {
+			found = true
+			if got := net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port))); got != addr {
+				t.Fatalf("metadata lists broker 1 at %s, want %s", got, addr)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("broker 1 missing from metadata")
+	}
+	if md := dial(t, addr).do(metadataAll()).(*kmsg.MetadataResponse); len(md.Brokers) != 2 {
+		t.Fatalf("the moved broker answers with %d brokers", len(md.Brokers))
 	}
 }
