@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/rollsafe/rollsafe/client"
 	"github.com/rollsafe/rollsafe/client/readback"
+	"github.com/rollsafe/rollsafe/protocol"
 )
 
 // outcome collects one record's callback.
@@ -250,4 +252,35 @@ func TestHeldRecordsKeepOrder(t *testing.T) {
 	require.NoError(t, p.Flush(ctx))
 	rep := r.verify(t, c, "t")
 	require.Equal(t, 2000, rep.Acked)
+}
+
+// A producer pointed at an HTTP server says so in the record's error.
+func TestHTTPEndpointNamedInTheError(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 512)
+				if _, err := c.Read(buf); err == nil {
+					_, _ = c.Write([]byte("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n"))
+				}
+			}()
+		}
+	}()
+	p, err := client.NewProducer(client.Brokers(ln.Addr().String()), client.UnknownTopicWait(300*time.Millisecond))
+	require.NoError(t, err)
+	defer p.Close(context.Background())
+	err = p.ProduceSync(context.Background(), &client.Record{Topic: "events", Value: []byte("v")}).FirstErr()
+	require.ErrorIs(t, err, client.ErrBrokersUnreachable)
+	require.ErrorIs(t, err, protocol.ErrNotKafka)
+	require.Contains(t, err.Error(), "this is not a Kafka listener (HTTP?)")
+	requireOneLine(t, err)
+	t.Log(err)
 }

@@ -120,6 +120,9 @@ func handshake(ctx context.Context, nc net.Conn, addr string, cfg ConnConfig) (*
 	vs, err := c.apiVersions(ctx)
 	if err != nil {
 		_ = c.Close()
+		if nk := (*notKafkaError)(nil); errors.As(err, &nk) {
+			err = nk // what the peer is matters, not the request's fate
+		}
 		return nil, fmt.Errorf("protocol: ApiVersions with %s: %w", addr, err)
 	}
 	c.versions = vs
