@@ -284,3 +284,14 @@ func TestHTTPEndpointNamedInTheError(t *testing.T) {
 	requireOneLine(t, err)
 	t.Log(err)
 }
+
+// A record waiting for metadata is bounded by the delivery timeout when it
+// is shorter than UnknownTopicWait.
+func TestHeldRecordBoundedByDeliveryTimeout(t *testing.T) {
+	p, err := client.NewProducer(client.Brokers("127.0.0.1:1"), client.UnknownTopicWait(time.Hour), client.DeliveryTimeout(300*time.Millisecond))
+	require.NoError(t, err)
+	defer p.Close(context.Background())
+	o := newOutcome()
+	p.Produce(context.Background(), &client.Record{Topic: "events"}, o.cb)
+	require.ErrorIs(t, o.wait(t), client.ErrBrokersUnreachable)
+}

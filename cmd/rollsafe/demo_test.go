@@ -75,7 +75,7 @@ func TestDemoFailsWhenTheScenarioDidNotPlay(t *testing.T) {
 // passes because every lost record was reported.
 func TestDemoUncleanLossIsExpectedAndDetected(t *testing.T) {
 	var out, errb strings.Builder
-	code := runDemo(context.Background(), []string{"-records", "20000", "-size", "200", "-scenario", "unclean-loss"}, &out, &errb)
+	code := runDemo(context.Background(), []string{"-records", "8000", "-size", "200", "-scenario", "unclean-loss"}, &out, &errb)
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", out.String(), errb.String())
 	require.Regexp(t, `expected  [1-9][0-9]* records lost by the unclean election — detected and reported by the producer: offsets events/0 [0-9]+\.\.[0-9]+`, out.String())
 	require.Contains(t, out.String(), "PASSED")
