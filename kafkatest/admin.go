@@ -1,0 +1,351 @@
+package kafkatest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/rollsafe/rollsafe/protocol"
+)
+
+// Admin requests go straight to a running node's client listener (not
+// through its proxy, so a test's faults do not block the test's own
+// control), through rollsafe's protocol.Conn.
+
+// admin dials the first running, unpaused node that answers.
+func (c *Cluster) admin(ctx context.Context) (*protocol.Conn, error) {
+	var errs []error
+	for _, nd := range c.nodes {
+		if !nd.running() || nd.isPaused() {
+			continue
+		}
+		dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		conn, err := protocol.Dial(dctx, c.DirectAddr(nd.id), protocol.ConnConfig{ClientID: "kafkatest-admin", DialTimeout: 3 * time.Second})
+		cancel()
+		if err == nil {
+			return conn, nil
+		}
+		errs = append(errs, err)
+	}
+	return nil, fmt.Errorf("kafkatest: no node to ask: %w", errors.Join(append(errs, errors.New("no running node"))...))
+}
+
+// request sends req to some running node.
+func (c *Cluster) request(ctx context.Context, req kmsg.Request) (kmsg.Response, error) {
+	conn, err := c.admin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	return conn.Request(ctx, req)
+}
+
+// Topic describes a topic to create.
+type Topic struct {
+	Name        string
+	Partitions  int32 // default 1
+	Replication int16 // default min(3, brokers)
+	// Configs are topic configs, e.g. "min.insync.replicas": "2",
+	// "max.message.bytes", "unclean.leader.election.enable",
+	// "producer.id.expiration.ms", "cleanup.policy": "compact".
+	Configs map[string]string
+	// Assignment optionally fixes each partition's replicas, preferred
+	// leader first (overrides Partitions and Replication).
+	Assignment [][]int32
+}
+
+// CreateTopic creates t and waits until every partition has a leader and
+// a full ISR.
+func (c *Cluster) CreateTopic(ctx context.Context, t Topic) error {
+	if t.Partitions <= 0 {
+		t.Partitions = 1
+	}
+	if t.Replication <= 0 {
+		t.Replication = int16(min(3, len(c.nodes)))
+	}
+	rt := kmsg.NewCreateTopicsRequestTopic()
+	rt.Topic = t.Name
+	rt.NumPartitions, rt.ReplicationFactor = t.Partitions, t.Replication
+	if t.Assignment != nil {
+		rt.NumPartitions, rt.ReplicationFactor = -1, -1
+		for p, replicas := range t.Assignment {
+			a := kmsg.NewCreateTopicsRequestTopicReplicaAssignment()
+			a.Partition, a.Replicas = int32(p), replicas
+			rt.ReplicaAssignment = append(rt.ReplicaAssignment, a)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(t.Configs)) {
+		cfg := kmsg.NewCreateTopicsRequestTopicConfig()
+		cfg.Name, cfg.Value = k, kmsg.StringPtr(t.Configs[k])
+		rt.Configs = append(rt.Configs, cfg)
+	}
+	req := kmsg.NewPtrCreateTopicsRequest()
+	req.Topics = []kmsg.CreateTopicsRequestTopic{rt}
+	req.TimeoutMillis = 30000
+	resp, err := c.request(ctx, req)
+	if err != nil {
+		return fmt.Errorf("kafkatest: create topic %s: %w", t.Name, err)
+	}
+	for _, r := range resp.(*kmsg.CreateTopicsResponse).Topics {
+		if r.ErrorCode != 0 {
+			msg := ""
+			if r.ErrorMessage != nil {
+				msg = *r.ErrorMessage
+			}
+			return fmt.Errorf("kafkatest: create topic %s: %w", t.Name, protocol.PartitionError(r.ErrorCode, t.Name, -1, msg))
+		}
+	}
+	return c.WaitHealthy(ctx, t.Name)
+}
+
+// Partition is one partition's state as the metadata tells it.
+type Partition struct {
+	ID          int32
+	Leader      int32 // -1: none
+	LeaderEpoch int32
+	Replicas    []int32 // preferred leader first
+	ISR         []int32
+}
+
+// Partitions returns topic's partitions in id order.
+func (c *Cluster) Partitions(ctx context.Context, topic string) ([]Partition, error) {
+	req := kmsg.NewPtrMetadataRequest()
+	rt := kmsg.NewMetadataRequestTopic()
+	rt.Topic = kmsg.StringPtr(topic)
+	req.Topics = []kmsg.MetadataRequestTopic{rt}
+	resp, err := c.request(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("kafkatest: metadata of %s: %w", topic, err)
+	}
+	for _, t := range resp.(*kmsg.MetadataResponse).Topics {
+		if t.Topic == nil || *t.Topic != topic {
+			continue
+		}
+		if t.ErrorCode != 0 {
+			return nil, fmt.Errorf("kafkatest: metadata of %s: %w", topic, protocol.PartitionError(t.ErrorCode, topic, -1, ""))
+		}
+		out := make([]Partition, 0, len(t.Partitions))
+		for _, p := range t.Partitions {
+			out = append(out, Partition{ID: p.Partition, Leader: p.Leader, LeaderEpoch: p.LeaderEpoch,
+				Replicas: slices.Clone(p.Replicas), ISR: slices.Clone(p.ISR)})
+		}
+		slices.SortFunc(out, func(a, b Partition) int { return int(a.ID - b.ID) })
+		return out, nil
+	}
+	return nil, fmt.Errorf("kafkatest: metadata of %s: %w", topic, protocol.ErrUnknownTopicOrPartition)
+}
+
+// Leader returns the current leader of topic's partition (-1: none).
+func (c *Cluster) Leader(ctx context.Context, topic string, partition int32) (int32, error) {
+	ps, err := c.Partitions(ctx, topic)
+	if err != nil {
+		return -1, err
+	}
+	for _, p := range ps {
+		if p.ID == partition {
+			return p.Leader, nil
+		}
+	}
+	return -1, fmt.Errorf("kafkatest: %s[%d]: %w", topic, partition, protocol.ErrUnknownTopicOrPartition)
+}
+
+// Healthy reports whether p has a leader and every replica is in the ISR.
+func (p Partition) Healthy() bool {
+	return p.Leader >= 0 && len(p.ISR) == len(p.Replicas)
+}
+
+// Preferred reports whether p is led by its preferred replica.
+func (p Partition) Preferred() bool { return len(p.Replicas) > 0 && p.Leader == p.Replicas[0] }
+
+// WaitFor polls topic's metadata until ok holds for every partition.
+func (c *Cluster) WaitFor(ctx context.Context, topic string, what string, ok func(Partition) bool) error {
+	var last []Partition
+	var lastErr error
+	for {
+		ps, err := c.Partitions(ctx, topic)
+		if err == nil && len(ps) > 0 && !slices.ContainsFunc(ps, func(p Partition) bool { return !ok(p) }) {
+			return nil
+		}
+		last, lastErr = ps, err
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("kafkatest: %s: not %s: %w (last: %+v, %v)", topic, what, ctx.Err(), last, lastErr)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// WaitLeaders waits until every partition of topic has a leader.
+func (c *Cluster) WaitLeaders(ctx context.Context, topic string) error {
+	return c.WaitFor(ctx, topic, "led", func(p Partition) bool { return p.Leader >= 0 })
+}
+
+// WaitHealthy waits until every partition of topic has a leader and a
+// full ISR.
+func (c *Cluster) WaitHealthy(ctx context.Context, topic string) error {
+	return c.WaitFor(ctx, topic, "healthy", Partition.Healthy)
+}
+
+// ElectPreferred runs a preferred-leader election (ElectLeaders, API 43)
+// for the given partitions of topic (none: all of them). A partition
+// already led by its preferred replica is not an error.
+func (c *Cluster) ElectPreferred(ctx context.Context, topic string, partitions ...int32) error {
+	if len(partitions) == 0 {
+		ps, err := c.Partitions(ctx, topic)
+		if err != nil {
+			return err
+		}
+		for _, p := range ps {
+			partitions = append(partitions, p.ID)
+		}
+	}
+	req := kmsg.NewPtrElectLeadersRequest()
+	req.ElectionType = 0 // preferred
+	req.TimeoutMillis = 30000
+	rt := kmsg.NewElectLeadersRequestTopic()
+	rt.Topic, rt.Partitions = topic, partitions
+	req.Topics = []kmsg.ElectLeadersRequestTopic{rt}
+	resp, err := c.request(ctx, req)
+	if err != nil {
+		return fmt.Errorf("kafkatest: elect leaders of %s: %w", topic, err)
+	}
+	r := resp.(*kmsg.ElectLeadersResponse)
+	if r.ErrorCode != 0 {
+		return fmt.Errorf("kafkatest: elect leaders of %s: %w", topic, protocol.ErrorForCode(r.ErrorCode))
+	}
+	var errs []error
+	for _, t := range r.Topics {
+		for _, p := range t.Partitions {
+			if p.ErrorCode == 0 || p.ErrorCode == int16(protocol.ElectionNotNeeded) {
+				continue
+			}
+			msg := ""
+			if p.ErrorMessage != nil {
+				msg = *p.ErrorMessage
+			}
+			errs = append(errs, protocol.PartitionError(p.ErrorCode, t.Topic, p.Partition, msg))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("kafkatest: elect leaders: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// ElectPreferredWait retries ElectPreferred until every listed partition
+// (none: all) is led by its preferred replica, e.g. while a restarted
+// broker is still catching up into the ISR.
+func (c *Cluster) ElectPreferredWait(ctx context.Context, topic string, partitions ...int32) error {
+	var last error
+	for {
+		last = c.ElectPreferred(ctx, topic, partitions...)
+		if last == nil {
+			ps, err := c.Partitions(ctx, topic)
+			if err == nil && !slices.ContainsFunc(ps, func(p Partition) bool {
+				return (len(partitions) == 0 || slices.Contains(partitions, p.ID)) && !p.Preferred()
+			}) {
+				return nil
+			}
+			last = fmt.Errorf("elected, but metadata does not show preferred leaders yet: %+v %v", ps, err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("kafkatest: preferred leaders of %s: %w (last: %v)", topic, ctx.Err(), last)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// Reassign sets the replicas of topic's partition (AlterPartitionReassignments,
+// API 45), preferred leader first, and waits until the reassignment is done.
+func (c *Cluster) Reassign(ctx context.Context, topic string, partition int32, replicas []int32) error {
+	req := kmsg.NewPtrAlterPartitionAssignmentsRequest()
+	req.TimeoutMillis = 30000
+	rt := kmsg.NewAlterPartitionAssignmentsRequestTopic()
+	rt.Topic = topic
+	rp := kmsg.NewAlterPartitionAssignmentsRequestTopicPartition()
+	rp.Partition, rp.Replicas = partition, replicas
+	rt.Partitions = []kmsg.AlterPartitionAssignmentsRequestTopicPartition{rp}
+	req.Topics = []kmsg.AlterPartitionAssignmentsRequestTopic{rt}
+	resp, err := c.request(ctx, req)
+	if err != nil {
+		return fmt.Errorf("kafkatest: reassign %s[%d]: %w", topic, partition, err)
+	}
+	r := resp.(*kmsg.AlterPartitionAssignmentsResponse)
+	if r.ErrorCode != 0 {
+		return fmt.Errorf("kafkatest: reassign %s[%d]: %w", topic, partition, protocol.ErrorForCode(r.ErrorCode))
+	}
+	for _, t := range r.Topics {
+		for _, p := range t.Partitions {
+			if p.ErrorCode != 0 {
+				return fmt.Errorf("kafkatest: reassign: %w", protocol.PartitionError(p.ErrorCode, t.Topic, p.Partition, ""))
+			}
+		}
+	}
+	return c.WaitFor(ctx, topic, "reassigned", func(p Partition) bool {
+		return p.ID != partition || (slices.Equal(p.Replicas, replicas) && p.Healthy())
+	})
+}
+
+// MoveLeader makes broker to the leader of topic's partition: it puts to
+// first in the replica list (AlterPartitionReassignments) and runs a
+// preferred-leader election. to must already be a replica.
+func (c *Cluster) MoveLeader(ctx context.Context, topic string, partition, to int32) error {
+	ps, err := c.Partitions(ctx, topic)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(ps, func(p Partition) bool { return p.ID == partition })
+	if i < 0 {
+		return fmt.Errorf("kafkatest: %s[%d]: %w", topic, partition, protocol.ErrUnknownTopicOrPartition)
+	}
+	if !slices.Contains(ps[i].Replicas, to) {
+		return fmt.Errorf("kafkatest: broker %d is not a replica of %s[%d] (%v)", to, topic, partition, ps[i].Replicas)
+	}
+	replicas := []int32{to}
+	for _, r := range ps[i].Replicas {
+		if r != to {
+			replicas = append(replicas, r)
+		}
+	}
+	if err := c.Reassign(ctx, topic, partition, replicas); err != nil {
+		return err
+	}
+	return c.ElectPreferredWait(ctx, topic, partition)
+}
+
+// SetClusterConfig sets (value non-nil) or removes (nil) a dynamic
+// cluster-wide broker config (IncrementalAlterConfigs on the default
+// broker resource), e.g. "producer.id.expiration.ms", which is a broker
+// config, not a topic config.
+func (c *Cluster) SetClusterConfig(ctx context.Context, key string, value *string) error {
+	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
+	r := kmsg.NewIncrementalAlterConfigsRequestResource()
+	r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeBroker, ""
+	cfg := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+	cfg.Name, cfg.Value, cfg.Op = key, value, kmsg.IncrementalAlterConfigOpSet
+	if value == nil {
+		cfg.Op = kmsg.IncrementalAlterConfigOpDelete
+	}
+	r.Configs = []kmsg.IncrementalAlterConfigsRequestResourceConfig{cfg}
+	req.Resources = []kmsg.IncrementalAlterConfigsRequestResource{r}
+	resp, err := c.request(ctx, req)
+	if err != nil {
+		return fmt.Errorf("kafkatest: set %s: %w", key, err)
+	}
+	for _, res := range resp.(*kmsg.IncrementalAlterConfigsResponse).Resources {
+		if res.ErrorCode != 0 {
+			msg := ""
+			if res.ErrorMessage != nil {
+				msg = *res.ErrorMessage
+			}
+			return fmt.Errorf("kafkatest: set %s: %w: %s", key, protocol.ErrorForCode(res.ErrorCode), msg)
+		}
+	}
+	return nil
+}

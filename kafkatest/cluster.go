@@ -1,0 +1,230 @@
+package kafkatest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Cluster is a running KRaft cluster of child JVMs. Node ids are
+// 0..Brokers-1. Methods are safe for concurrent use.
+type Cluster struct {
+	cfg       Config
+	clusterID string
+	ownDir    bool
+	nodes     []*node
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// Launch formats storage for every node with one cluster id, starts every
+// node and returns once each is registered and serving. On error nothing
+// is left running.
+func Launch(ctx context.Context, cfg Config) (c *Cluster, err error) {
+	cfg = cfg.withDefaults()
+	if cfg.Runtime.Java == "" {
+		if cfg.Runtime, err = FindRuntime(); err != nil {
+			return nil, err
+		}
+	}
+	c = &Cluster{cfg: cfg}
+	if cfg.Dir == "" {
+		if c.cfg.Dir, err = os.MkdirTemp("", "kafkatest-"); err != nil {
+			return nil, fmt.Errorf("kafkatest: %w", err)
+		}
+		c.ownDir = true
+	}
+	defer func() {
+		if err != nil {
+			_ = c.Close()
+			c = nil
+		}
+	}()
+	var id [16]byte
+	_, _ = rand.Read(id[:])
+	c.clusterID = base64.RawURLEncoding.EncodeToString(id[:])
+
+	ports, err := freePorts(3 * cfg.Brokers)
+	if err != nil {
+		return c, err
+	}
+	var voters []string
+	for i := range cfg.Brokers {
+		nd := &node{id: int32(i), dir: filepath.Join(c.cfg.Dir, fmt.Sprintf("node-%d", i)),
+			internalPort: ports[3*i], externalPort: ports[3*i+1], controllerPort: ports[3*i+2]}
+		if nd.proxy, err = newProxy(fmt.Sprintf("127.0.0.1:%d", nd.externalPort)); err != nil {
+			return c, err
+		}
+		c.nodes = append(c.nodes, nd)
+		voters = append(voters, fmt.Sprintf("%d@127.0.0.1:%d", i, nd.controllerPort))
+	}
+	for _, nd := range c.nodes {
+		if err := nd.writeConfig(c.cfg, strings.Join(voters, ",")); err != nil {
+			return c, err
+		}
+	}
+	began := time.Now()
+	if err := c.each(func(nd *node) error { return nd.format(ctx, c.cfg, c.clusterID) }); err != nil {
+		return c, err
+	}
+	formatted := time.Since(began)
+	if err := c.each(func(nd *node) error { return c.startNode(ctx, nd) }); err != nil {
+		return c, err
+	}
+	cfg.Logf("kafkatest: %d-node Kafka %s cluster %s up in %v (format %v), bootstrap %s",
+		cfg.Brokers, KafkaVersion, c.clusterID, time.Since(began).Round(time.Millisecond), formatted.Round(time.Millisecond),
+		strings.Join(c.Addrs(), ","))
+	return c, nil
+}
+
+// each runs f for every node at once and joins the errors.
+func (c *Cluster) each(f func(*node) error) error {
+	errs := make([]error, len(c.nodes))
+	var wg sync.WaitGroup
+	for i, nd := range c.nodes {
+		wg.Go(func() { errs[i] = f(nd) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// freePorts reserves n distinct loopback ports and releases them for the
+// brokers to bind (the system does not hand them out again at once).
+func freePorts(n int) ([]int, error) {
+	var lns []net.Listener
+	defer func() {
+		for _, ln := range lns {
+			_ = ln.Close()
+		}
+	}()
+	ports := make([]int, n)
+	for i := range ports {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("kafkatest: free port: %w", err)
+		}
+		lns = append(lns, ln)
+		ports[i] = ln.Addr().(*net.TCPAddr).Port
+	}
+	return ports, nil
+}
+
+// ID is the cluster id every node was formatted with.
+func (c *Cluster) ID() string { return c.clusterID }
+
+// Brokers is the number of nodes.
+func (c *Cluster) Brokers() int { return len(c.nodes) }
+
+// Addrs are the bootstrap addresses clients use: each broker's proxy, in
+// node id order. Brokers advertise these addresses in metadata.
+func (c *Cluster) Addrs() []string {
+	out := make([]string, len(c.nodes))
+	for i, nd := range c.nodes {
+		out[i] = nd.proxy.Addr()
+	}
+	return out
+}
+
+// DirectAddr is node id's client listener without the proxy (metadata
+// from it still names the proxies).
+func (c *Cluster) DirectAddr(id int32) string {
+	return fmt.Sprintf("127.0.0.1:%d", c.node(id).externalPort)
+}
+
+// Proxy is the fault proxy in front of node id's client listener.
+func (c *Cluster) Proxy(id int32) *Proxy { return c.node(id).proxy }
+
+func (c *Cluster) node(id int32) *node {
+	if id < 0 || int(id) >= len(c.nodes) {
+		panic(fmt.Sprintf("kafkatest: no node %d in a %d-node cluster", id, len(c.nodes)))
+	}
+	return c.nodes[id]
+}
+
+// Running reports whether node id's JVM is alive (paused counts).
+func (c *Cluster) Running(id int32) bool { return c.node(id).running() }
+
+// Paused reports whether node id is stopped with SIGSTOP.
+func (c *Cluster) Paused(id int32) bool { return c.node(id).isPaused() }
+
+// Start starts node id again (same ports, same data) and waits until it
+// is registered and serving.
+func (c *Cluster) Start(ctx context.Context, id int32) error {
+	if err := c.checkOpen(); err != nil {
+		return err
+	}
+	return c.startNode(ctx, c.node(id))
+}
+
+// Stop shuts node id down with SIGTERM (Kafka's controlled shutdown: its
+// leaderships move away first) and waits for the JVM to exit. If ctx ends
+// first the JVM is killed and ctx's error returned.
+func (c *Cluster) Stop(ctx context.Context, id int32) error {
+	return c.node(id).stop(ctx)
+}
+
+// Kill ends node id with SIGKILL (a crash) and waits for the JVM to exit.
+func (c *Cluster) Kill(id int32) error { return c.node(id).kill() }
+
+// Pause freezes node id with SIGSTOP: its sockets stay open and silent.
+func (c *Cluster) Pause(id int32) error { return c.node(id).pause() }
+
+// Resume continues a paused node with SIGCONT.
+func (c *Cluster) Resume(id int32) error { return c.node(id).resume() }
+
+// LogPath is node id's broker log file.
+func (c *Cluster) LogPath(id int32) string { return c.node(id).logPath() }
+
+// LogTails returns the last n lines of every node's log, headed by node.
+func (c *Cluster) LogTails(n int) string {
+	var b strings.Builder
+	for _, nd := range c.nodes {
+		fmt.Fprintf(&b, "---- kafkatest node %d log (%s), last %d lines ----\n%s\n", nd.id, nd.logPath(), n, tail(nd.logPath(), n))
+	}
+	return b.String()
+}
+
+func (c *Cluster) checkOpen() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return errors.New("kafkatest: cluster closed")
+	}
+	return nil
+}
+
+// Close kills every node (their data is disposable), stops the proxies
+// and removes the directory it created. Safe to call twice.
+func (c *Cluster) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	c.mu.Unlock()
+	var errs []error
+	for _, nd := range c.nodes {
+		if err := nd.kill(); err != nil {
+			errs = append(errs, err)
+		}
+		if nd.proxy != nil {
+			_ = nd.proxy.Close()
+		}
+	}
+	if c.ownDir {
+		if err := os.RemoveAll(c.cfg.Dir); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,128 @@
+package kafkatest
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config describes a cluster to launch. The zero value is 3 nodes.
+type Config struct {
+	// Brokers is the number of nodes, each broker and controller, every one
+	// a voter of the KRaft quorum (default 3).
+	Brokers int
+	// Runtime is the java binary and jars (default: FindRuntime).
+	Runtime Runtime
+	// Dir holds every node's config, data and log (default: a new
+	// temporary directory, removed by Close).
+	Dir string
+	// HeapMB is each JVM's maximum heap (default 512).
+	HeapMB int
+	// Props are server properties added to (or replacing) the defaults of
+	// every node, e.g. "auto.leader.rebalance.enable": "true".
+	Props map[string]string
+	// StartTimeout bounds one node's start, JVM to serving (default 90s).
+	StartTimeout time.Duration
+	// Logf receives progress lines (default: none).
+	Logf func(format string, args ...any)
+}
+
+func (c Config) withDefaults() Config {
+	if c.Brokers <= 0 {
+		c.Brokers = 3
+	}
+	if c.HeapMB <= 0 {
+		c.HeapMB = 512
+	}
+	if c.StartTimeout <= 0 {
+		c.StartTimeout = 90 * time.Second
+	}
+	if c.Logf == nil {
+		c.Logf = func(string, ...any) {}
+	}
+	return c
+}
+
+// defaultProps are the server properties every test node gets, sized for
+// a small cluster on a small machine. Leadership only moves when a test
+// moves it (auto.leader.rebalance.enable=false); failures are noticed
+// within seconds rather than the production defaults' tens of seconds.
+func defaultProps(n int) map[string]string {
+	rf := strconv.Itoa(min(n, 3))
+	minISR := strconv.Itoa(max(1, min(n, 3)-1))
+	return map[string]string{
+		"auto.create.topics.enable":                        "false",
+		"auto.leader.rebalance.enable":                     "false",
+		"offsets.topic.replication.factor":                 rf,
+		"offsets.topic.num.partitions":                     "3",
+		"transaction.state.log.replication.factor":         rf,
+		"transaction.state.log.min.isr":                    minISR,
+		"transaction.state.log.num.partitions":             "3",
+		"share.coordinator.state.topic.replication.factor": rf,
+		"share.coordinator.state.topic.min.isr":            minISR,
+		"group.initial.rebalance.delay.ms":                 "0",
+		"num.network.threads":                              "2",
+		"num.io.threads":                                   "2",
+		"num.replica.fetchers":                             "1",
+		"background.threads":                               "2",
+		"num.recovery.threads.per.data.dir":                "1",
+		"log.segment.bytes":                                strconv.Itoa(16 << 20),
+		"log.cleaner.threads":                              "1",
+		"log.cleaner.dedupe.buffer.size":                   strconv.Itoa(8 << 20),
+		"log.cleaner.backoff.ms":                           "1000",
+		"replica.lag.time.max.ms":                          "5000",
+		"broker.heartbeat.interval.ms":                     "500",
+		"broker.session.timeout.ms":                        "4000",
+		"producer.id.expiration.check.interval.ms":         "1000",
+		"controlled.shutdown.enable":                       "true",
+		"delete.topic.enable":                              "true",
+	}
+}
+
+// nodeProps renders one node's server.properties.
+func nodeProps(cfg Config, nd *node, voters string) string {
+	props := defaultProps(cfg.Brokers)
+	maps.Copy(props, map[string]string{
+		"process.roles":                  "broker,controller",
+		"node.id":                        strconv.Itoa(int(nd.id)),
+		"controller.quorum.voters":       voters,
+		"controller.listener.names":      "CONTROLLER",
+		"inter.broker.listener.name":     "INTERNAL",
+		"listener.security.protocol.map": "INTERNAL:PLAINTEXT,EXTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT",
+		"listeners": fmt.Sprintf("INTERNAL://127.0.0.1:%d,EXTERNAL://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d",
+			nd.internalPort, nd.externalPort, nd.controllerPort),
+		// Clients are told the proxy's address; brokers reach each other
+		// on INTERNAL, which bypasses the proxy.
+		"advertised.listeners": fmt.Sprintf("INTERNAL://127.0.0.1:%d,EXTERNAL://%s", nd.internalPort, nd.proxy.Addr()),
+		"log.dirs":             nd.dataDir(),
+	})
+	maps.Copy(props, cfg.Props)
+	var b strings.Builder
+	b.WriteString("# written by rollsafe's kafkatest\n")
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		fmt.Fprintf(&b, "%s=%s\n", k, props[k])
+	}
+	return b.String()
+}
+
+// log4jConfig sends the broker's log to stdout (the node's log file), INFO
+// for the broker, WARN for the chattiest loggers.
+const log4jConfig = `status = warn
+appender.out.type = Console
+appender.out.name = OUT
+appender.out.layout.type = PatternLayout
+appender.out.layout.pattern = [%d{HH:mm:ss,SSS}] %p %m (%c{1})%n
+rootLogger.level = INFO
+rootLogger.appenderRef.out.ref = OUT
+logger.state.name = state.change.logger
+logger.state.level = WARN
+logger.req.name = kafka.request.logger
+logger.req.level = WARN
+logger.cfg.name = org.apache.kafka.common.config.AbstractConfig
+logger.cfg.level = WARN
+logger.appinfo.name = org.apache.kafka.common.utils.AppInfoParser
+logger.appinfo.level = WARN
+`

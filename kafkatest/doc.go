@@ -1,0 +1,21 @@
+// Package kafkatest runs a real Apache Kafka cluster for tests: it starts
+// KRaft brokers (combined broker+controller nodes, every node a voter) as
+// child JVMs on 127.0.0.1, with ports chosen at run time, and gives tests
+// control of them — controlled shutdown, kill -9, restart on the same
+// address, pause and resume, preferred-leader election, leader moves,
+// topics with configs — and a fault proxy in front of each broker's client
+// listener that can delay, drop or blackhole that broker's client traffic
+// while replication and controller traffic bypass it.
+//
+// The broker jars come from Maven Central through kafkatest/fetch.sh, which
+// copies them (version pinned in kafkatest/pom.xml) into a cache outside
+// the repository; ROLLSAFE_KAFKA_LIB overrides the directory and
+// ROLLSAFE_JAVA the java binary. Kafka 4 needs Java 17 or newer.
+//
+// Tests obtain a cluster with LaunchT, or check Require first when they
+// share one. Without Java or the jars a test is skipped with a message
+// saying how to fetch them, except when CI=true, where it fails.
+//
+// Every JVM is started in its own process group with a parent-death signal
+// (Linux), so none outlives the test binary; Close stops them all.
+package kafkatest
