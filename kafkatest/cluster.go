@@ -21,6 +21,7 @@ type Cluster struct {
 	clusterID string
 	ownDir    bool
 	nodes     []*node
+	lock      *machineLock
 
 	mu     sync.Mutex
 	closed bool
@@ -28,7 +29,9 @@ type Cluster struct {
 
 // Launch formats storage for every node with one cluster id, starts every
 // node and returns once each is registered and serving. On error nothing
-// is left running.
+// is left running. One cluster runs at a time on a machine: Launch first
+// waits (bounded by ctx) for any other kafkatest cluster to close (see
+// LockPath).
 func Launch(ctx context.Context, cfg Config) (c *Cluster, err error) {
 	cfg = cfg.withDefaults()
 	if cfg.Runtime.Java == "" {
@@ -37,11 +40,8 @@ func Launch(ctx context.Context, cfg Config) (c *Cluster, err error) {
 		}
 	}
 	c = &Cluster{cfg: cfg}
-	if cfg.Dir == "" {
-		if c.cfg.Dir, err = os.MkdirTemp("", "kafkatest-"); err != nil {
-			return nil, fmt.Errorf("kafkatest: %w", err)
-		}
-		c.ownDir = true
+	if c.lock, err = acquireLock(ctx, cfg.Logf); err != nil {
+		return nil, err
 	}
 	defer func() {
 		if err != nil {
@@ -49,6 +49,12 @@ func Launch(ctx context.Context, cfg Config) (c *Cluster, err error) {
 			c = nil
 		}
 	}()
+	if cfg.Dir == "" {
+		if c.cfg.Dir, err = os.MkdirTemp("", "kafkatest-"); err != nil {
+			return c, fmt.Errorf("kafkatest: %w", err)
+		}
+		c.ownDir = true
+	}
 	var id [16]byte
 	_, _ = rand.Read(id[:])
 	c.clusterID = base64.RawURLEncoding.EncodeToString(id[:])
@@ -226,5 +232,6 @@ func (c *Cluster) Close() error {
 			errs = append(errs, err)
 		}
 	}
+	c.lock.release()
 	return errors.Join(errs...)
 }

@@ -64,8 +64,10 @@ func (nd *node) writeConfig(cfg Config, voters string) error {
 
 // format runs Kafka's storage tool for the node (one cluster id for all).
 func (nd *node) format(ctx context.Context, cfg Config, clusterID string) error {
-	args := append(append([]string{}, nd.javaArgs...), "kafka.tools.StorageTool", "format",
-		"--cluster-id", clusterID, "--config", nd.propsPath(), "--ignore-formatted")
+	// A short-lived JVM: no optimising JIT, the simplest GC.
+	args := []string{"-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData",
+		"-Dlog4j2.configurationFile=" + filepath.Join(nd.dir, "log4j2.properties"), "-cp", cfg.Runtime.Classpath(),
+		"kafka.tools.StorageTool", "format", "--cluster-id", clusterID, "--config", nd.propsPath(), "--ignore-formatted"}
 	cmd := exec.CommandContext(ctx, cfg.Runtime.Java, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -37,7 +37,9 @@ func LaunchT(t testing.TB, cfg Config) *Cluster {
 	if cfg.Logf == nil {
 		cfg.Logf = t.Logf
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	// Long enough to wait for another package's cluster (see LockPath);
+	// each node's start is bounded by Config.StartTimeout.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	c, err := Launch(ctx, cfg)
 	if err != nil {

@@ -1,0 +1,118 @@
+// Command kafkacluster runs a real Apache Kafka cluster on 127.0.0.1
+// without Docker, for people and other clients:
+//
+//	go run ./kafkatest/cmd/kafkacluster -brokers 3 -topic events:6
+//
+// It prints the comma-separated bootstrap addresses on its first line,
+// serves until SIGINT or SIGTERM, then stops every broker and removes the
+// cluster's files (the contract of `rollsafe sim`). The broker jars come
+// from kafkatest/fetch.sh; Java 17+ is needed.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rollsafe/rollsafe/kafkatest"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// topicFlags collects repeated -topic NAME:PARTITIONS flags.
+type topicFlags []kafkatest.Topic
+
+func (t *topicFlags) String() string {
+	var s []string
+	for _, tp := range *t {
+		s = append(s, fmt.Sprintf("%s:%d", tp.Name, tp.Partitions))
+	}
+	return strings.Join(s, ",")
+}
+
+func (t *topicFlags) Set(v string) error {
+	name, parts, ok := strings.Cut(v, ":")
+	if !ok || name == "" {
+		return fmt.Errorf("want NAME:PARTITIONS, got %q", v)
+	}
+	n, err := strconv.Atoi(parts)
+	if err != nil || n < 1 {
+		return fmt.Errorf("bad partition count in %q", v)
+	}
+	*t = append(*t, kafkatest.Topic{Name: name, Partitions: int32(n)})
+	return nil
+}
+
+// run serves a cluster until ctx ends; the first stdout line is the
+// bootstrap addresses.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("kafkacluster", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	brokers := fs.Int("brokers", 3, "number of nodes (each broker and KRaft controller)")
+	replication := fs.Int("replication", 0, "replication factor of -topic topics (default min(3, brokers))")
+	heap := fs.Int("heap-mb", 512, "maximum heap of each broker JVM, MB")
+	dir := fs.String("dir", "", "directory for configs, data and logs (default: a temporary one, removed at exit)")
+	var topics topicFlags
+	fs.Var(&topics, "topic", "NAME:PARTITIONS to create (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() != 0 {
+		fmt.Fprintf(stderr, "kafkacluster: unexpected arguments %q\n", fs.Args())
+		return 2
+	}
+	if *brokers < 1 {
+		fmt.Fprintln(stderr, "kafkacluster: -brokers must be at least 1")
+		return 2
+	}
+	if *replication > *brokers {
+		fmt.Fprintf(stderr, "kafkacluster: -replication %d exceeds -brokers %d\n", *replication, *brokers)
+		return 2
+	}
+	cfg := kafkatest.Config{Brokers: *brokers, HeapMB: *heap, Dir: *dir,
+		Logf: func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) }}
+	// Launch may first wait for another kafkatest cluster on this machine.
+	startCtx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	c, err := kafkatest.Launch(startCtx, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "kafkacluster: %v\n", err)
+		return 1
+	}
+	code := serve(ctx, startCtx, c, topics, int16(*replication), stdout, stderr)
+	if err := c.Close(); err != nil {
+		fmt.Fprintf(stderr, "kafkacluster: %v\n", err)
+		return 1
+	}
+	return code
+}
+
+func serve(ctx, startCtx context.Context, c *kafkatest.Cluster, topics topicFlags, rf int16, stdout, stderr io.Writer) int {
+	for _, t := range topics {
+		t.Replication = rf
+		if err := c.CreateTopic(startCtx, t); err != nil {
+			fmt.Fprintf(stderr, "kafkacluster: %v\n", err)
+			return 1
+		}
+	}
+	if _, err := fmt.Fprintln(stdout, strings.Join(c.Addrs(), ",")); err != nil {
+		return 1
+	}
+	<-ctx.Done()
+	return 0
+}
