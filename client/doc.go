@@ -17,8 +17,14 @@
 //   - ErrOutcomeUnknown: possibly in the log; the producer could not read
 //     the log in time to find out.
 //   - ErrDeliveryTimeout (with one of the two above), ErrRecordTooLarge,
-//     ErrUnknownTopic, ErrAuthorization, ErrAuthentication, ErrBufferFull
-//     (TryProduce), ErrClosed, ErrPartitionStopped (StopOnDataLoss).
+//     ErrUnknownTopic, ErrUnknownPartition, ErrBrokersUnreachable,
+//     ErrInvalidRecord, ErrAuthorization, ErrAuthentication, ErrBufferFull
+//     (TryProduce), ErrClosed, ErrPartitionStopped (StopOnDataLoss); each
+//     also matches ErrNotWritten or ErrOutcomeUnknown.
+//
+// Errors are one line, prefixed "rollsafe: ". Produce never waits for the
+// cluster: records for a topic whose metadata is unknown are queued, in
+// order, and their outcome comes through the callback.
 //
 // Acknowledged records that later vanish from a partition (an unclean
 // leader election) are reported through OnDataLoss with their offsets.
