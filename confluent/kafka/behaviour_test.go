@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"hash/crc32"
 	"net"
-	"runtime"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
