@@ -25,9 +25,13 @@ func (s *settings) clientOptions() ([]client.Option, error) {
 		level = compress.DefaultLevel
 	}
 	// The client's own buffer must never be what refuses a message: the
-	// queue.buffering.* limits are enforced by Produce, and the client
-	// releases a message before its report is handed over.
-	bufBytes := 2*int64(s.maxKBytes)*1024 + int64(s.maxMessages)*256
+	// queue.buffering.* limits are enforced by Produce. The client frees a
+	// batch's room only after the callbacks of all its records ran, while
+	// Produce counts a message out as soon as its report is handed over, so
+	// the client may briefly hold more than Produce counts: give it twice
+	// the room and more.
+	bufRecords := 2*s.maxMessages + 100000
+	bufBytes := 2*int64(s.maxKBytes)*1024 + int64(bufRecords)*256 + 64<<20
 	opts := []client.Option{
 		client.Brokers(s.brokers...),
 		client.ClientID(s.clientID),
@@ -40,7 +44,7 @@ func (s *settings) clientOptions() ([]client.Option, error) {
 		client.RetryBackoff(s.retryBackoff),
 		client.MaxInFlight(s.maxInFlight),
 		client.MaxRecordBytes(s.messageMaxBytes + recordSlack),
-		client.MaxBuffered(s.maxMessages+1, max(bufBytes, int64(s.messageMaxBytes+recordSlack))),
+		client.MaxBuffered(bufRecords, max(bufBytes, int64(s.messageMaxBytes+recordSlack))),
 		client.WithPartitioner(newPartitioner(s.partitioner, s.batchBytes)),
 		client.UnknownTopicWait(defaultTopicWait),
 	}

@@ -211,7 +211,10 @@ func (p *Producer) produce(msg *Message, deliveryChan chan Event, block bool) er
 		pd.dr.Headers = append([]Header(nil), msg.Headers...)
 	}
 	p.stats.accepted()
-	p.c.TryProduce(p.ctx, &pd.rec, p.delivered)
+	// Produce's own limits keep the client's buffer from filling (see
+	// clientOptions); should it fill anyway, the client waits for room
+	// rather than failing the message.
+	p.c.Produce(p.ctx, &pd.rec, p.delivered)
 	return nil
 }
 

@@ -146,11 +146,16 @@ func runProgram(t *testing.T, dir, name string, brokers []string, topic string, 
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	out := stdout.String()
-	tail := out
-	if len(tail) > 4000 {
-		tail = "…" + tail[len(tail)-4000:]
+	var other []string // what the program printed besides delivery reports
+	for _, l := range strings.Split(out, "\n") {
+		if l != "" && !strings.HasPrefix(l, "Delivered ") {
+			other = append(other, l)
+		}
 	}
-	require.NoError(t, err, "%s failed\nstdout (tail):\n%s\nstderr:\n%s", name, tail, stderr.String())
+	if len(other) > 50 {
+		other = other[:50]
+	}
+	require.NoError(t, err, "%s failed\nstdout (without delivery lines):\n%s\nstderr:\n%s", name, strings.Join(other, "\n"), stderr.String())
 	got := map[string]report{}
 	for _, l := range strings.Split(out, "\n") {
 		m := deliveredLine.FindStringSubmatch(l)

@@ -38,6 +38,7 @@ func TestSeedScenarioNeverFatal(t *testing.T) {
 	got := map[string]report{}
 	var errEvents []kafka.Error
 	var lastStats string
+	var failures []string
 	var reports atomic.Int64
 	done := make(chan struct{})
 	go func() {
@@ -49,6 +50,9 @@ func TestSeedScenarioNeverFatal(t *testing.T) {
 				got[string(ev.Value)] = report{partition: ev.TopicPartition.Partition, offset: int64(ev.TopicPartition.Offset),
 					acked: ev.TopicPartition.Error == nil, status: ev.Status()}
 				mu.Unlock()
+				if ev.TopicPartition.Error != nil {
+					failures = append(failures, fmt.Sprintf("%s: %v (status %v)", ev.Value, ev.TopicPartition.Error, ev.Status()))
+				}
 				reports.Add(1)
 			case kafka.Error:
 				mu.Lock()
@@ -119,6 +123,7 @@ func TestSeedScenarioNeverFatal(t *testing.T) {
 	stats, events := lastStats, errEvents
 	mu.Unlock()
 	require.Empty(t, events, "Error events")
+	require.Empty(t, failures, "failed deliveries")
 	var st struct {
 		EOS struct {
 			EpochCnt int64 `json:"epoch_cnt"`

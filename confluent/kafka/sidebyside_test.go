@@ -104,7 +104,7 @@ func TestSeedSideBySide(t *testing.T) {
 		})
 		require.NotZero(t, r.outOfOrder, "the sim never answered OUT_OF_ORDER_SEQUENCE_NUMBER")
 		require.Error(t, r.exit, "kcat survived the seed\n%s", r.stderr)
-		fatal := regexp.MustCompile(`Fatal error: .*sequence desynchronization.*`).FindString(r.stderr)
+		fatal := regexp.MustCompile(`Fatal error: Broker: Broker received an out of order sequence number: .*`).FindString(r.stderr)
 		require.NotEmpty(t, fatal, "kcat's stderr:\n%s", r.stderr)
 		t.Logf("kcat fed %d lines, exited %v:\n%s", len(r.fed), r.exit, fatal)
 	})
