@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // heldRecords holds the records of topics whose metadata is not known yet,
@@ -12,6 +13,7 @@ import (
 // them, so no record overtakes an earlier one. Held records count against
 // MaxBuffered.
 type heldRecords struct {
+	topicsN atomic.Int32 // len(topics): 0 lets Produce skip mu
 	mu      sync.Mutex
 	topics  map[string][]*Record
 	records int
@@ -35,6 +37,12 @@ func recordBytes(r *Record) int64 {
 // (within ctx) and TryProduce fails with ErrBufferFull.
 func (p *Producer) holdForMetadata(ctx context.Context, r *Record, try bool) bool {
 	h := &p.held
+	if h.topicsN.Load() == 0 {
+		// The common case, without a lock: nothing held, metadata known.
+		if _, err := p.meta.Partitions(r.Topic); err == nil {
+			return false
+		}
+	}
 	size := recordBytes(r)
 	for {
 		h.mu.Lock()
@@ -81,6 +89,7 @@ func (p *Producer) holdForMetadata(ctx context.Context, r *Record, try bool) boo
 		h.records++
 		h.bytes += size
 		if !waiting {
+			h.topicsN.Add(1)
 			p.wg.Add(1)
 			go func() { defer p.wg.Done(); p.releaseHeld(r.Topic) }()
 		}
@@ -99,6 +108,7 @@ func (p *Producer) releaseHeld(topic string) {
 		q := h.topics[topic]
 		if len(q) == 0 {
 			delete(h.topics, topic)
+			h.topicsN.Add(-1)
 			h.mu.Unlock()
 			return
 		}
