@@ -44,23 +44,34 @@ func (q *callbackQueue) push(r *Record, err error) {
 }
 
 // pushTokens queues the callbacks of a batch's records (its tokens, each a
-// *Record), in order, all with err.
-func (q *callbackQueue) pushTokens(tokens []any, err error) {
-	if len(tokens) == 0 {
-		return
-	}
+// *Record), in order, all with err. then (which may be nil) runs after the
+// tokens are copied and before any of the callbacks can run: the batch can
+// be released there, so that a caller woken by the callbacks (Flush) never
+// sees the batch still buffered.
+func (q *callbackQueue) pushTokens(tokens []any, err error, then func()) {
 	q.mu.Lock()
 	if q.closed {
 		q.mu.Unlock()
-		for _, tok := range tokens {
-			c := callback{r: tok.(*Record), err: err}
-			c.call()
+		cs := make([]callback, len(tokens))
+		for i, tok := range tokens {
+			cs[i] = callback{r: tok.(*Record), err: err}
 		}
-		q.done(len(tokens))
+		if then != nil {
+			then()
+		}
+		for i := range cs {
+			cs[i].call()
+		}
+		if len(cs) > 0 {
+			q.done(len(cs))
+		}
 		return
 	}
 	for _, tok := range tokens {
 		q.items = append(q.items, callback{r: tok.(*Record), err: err})
+	}
+	if then != nil {
+		then()
 	}
 	q.mu.Unlock()
 	q.cond.Signal()

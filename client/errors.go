@@ -40,7 +40,7 @@ var (
 	// ErrAuthorization: the broker refused the producer access.
 	ErrAuthorization = errors.New("client: not authorized")
 	// ErrClosed: the producer was closed before the record was resolved.
-	ErrClosed = errors.New("client: producer closed")
+	ErrClosed = idempotence.ErrClosed
 	// ErrBrokersUnreachable: no broker could be reached to learn the
 	// topic's metadata; the error is a *BrokersUnreachableError naming
 	// the addresses tried. The record was never sent (ErrNotWritten).

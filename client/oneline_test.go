@@ -24,10 +24,12 @@ func TestPublicErrorIsOneCleanLine(t *testing.T) {
 	require.ErrorIs(t, joined, ErrClosed)
 
 	one := joinErrors(errors.New("a"), nil, ErrClosed)
-	require.Equal(t, "a; client: producer closed", one.Error())
+	require.Equal(t, "a; producer closed", one.Error())
 	require.ErrorIs(t, one, ErrClosed)
 	require.Nil(t, joinErrors(nil, nil))
-	require.ErrorIs(t, closedErr(true), ErrOutcomeUnknown)
-	require.NotContains(t, closedErr(true).Error(), "\n")
+	closed := publicError(fmt.Errorf("%w: %w", idempotence.ErrClosed, idempotence.ErrOutcomeUnknown))
+	require.ErrorIs(t, closed, ErrOutcomeUnknown)
+	require.ErrorIs(t, closed, ErrClosed)
+	require.Equal(t, "rollsafe: producer closed: outcome unknown (the record may be in the log)", closed.Error())
 	require.Nil(t, publicError(nil))
 }

@@ -44,30 +44,9 @@ type Producer struct {
 	unknownMu sync.Mutex
 	unknown   map[string]unknownTopic
 
-	mu      sync.Mutex // guards everything below
-	idem    *idempotence.Producer
-	batches map[idempotence.BatchID]*batchState
-	nextID  idempotence.BatchID
-	parts   map[idempotence.TopicPartition]*partition
-	senders map[int32]*sender
-	initing bool // an InitProducerId is under way
-
+	loop     *loop         // owns the idempotence machine and every batch
+	topics   topicSet      // topics written to, for metadata refreshes
 	metaKick chan struct{} // asks the metadata loop for a refresh
-}
-
-// batchState is one closed batch the engine owns until it is resolved.
-type batchState struct {
-	b    *batching.Batch
-	sent bool
-}
-
-// partition is the engine's view of one partition's placement.
-type partition struct {
-	tp          idempotence.TopicPartition
-	leader      int32 // -1: unknown
-	leaderEpoch int32
-	needLeader  bool // the idempotence machine waits for LeaderChanged
-	tailReading bool
 }
 
 // connInFlight bounds the produce requests pipelined on one broker
@@ -103,17 +82,14 @@ func NewProducer(opts ...Option) (*Producer, error) {
 		log:      cfg.logger,
 		hooks:    cfg.hooks,
 		idle:     make(chan struct{}, 1),
-		batches:  make(map[idempotence.BatchID]*batchState),
-		parts:    make(map[idempotence.TopicPartition]*partition),
-		senders:  make(map[int32]*sender),
 		metaKick: make(chan struct{}, 1),
 		unknown:  make(map[string]unknownTopic),
-		idem: idempotence.New(idempotence.Config{
-			MaxInFlight:    cfg.maxInFlight,
-			StopOnDataLoss: cfg.stopOnDataLoss,
-			RetryBackoff:   max(cfg.retryBackoff, time.Nanosecond),
-		}),
 	}
+	p.loop = newLoop(p, idempotence.New(idempotence.Config{
+		MaxInFlight:    cfg.maxInFlight,
+		StopOnDataLoss: cfg.stopOnDataLoss,
+		RetryBackoff:   max(cfg.retryBackoff, time.Nanosecond),
+	}))
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	connCfg := protocol.ConnConfig{
 		ClientID:       cfg.clientID,
@@ -149,19 +125,16 @@ func NewProducer(opts ...Option) (*Producer, error) {
 	p.acc = acc
 	p.calls = newCallbackQueue(p.recordsDone)
 	p.deliverFn = p.deliver
-	p.wg.Add(3)
+	if cfg.idempotent {
+		p.loop.initProducerID()
+	} else {
+		p.loop.step(idempotence.SetIdentity{ProducerID: -1, Epoch: -1})
+	}
+	p.wg.Add(4)
 	go func() { defer p.wg.Done(); p.calls.run() }()
 	go func() { defer p.wg.Done(); p.metadataLoop() }()
-	go func() { defer p.wg.Done(); p.tickLoop() }()
-	p.wg.Add(1)
+	go func() { defer p.wg.Done(); p.loop.run() }()
 	go func() { defer p.wg.Done(); p.bufferedLoop() }()
-	if cfg.idempotent {
-		p.mu.Lock()
-		p.initProducerIDLocked()
-		p.mu.Unlock()
-	} else {
-		p.idem.SetIdentity(-1, -1)
-	}
 	return p, nil
 }
 
@@ -422,19 +395,13 @@ func (p *Producer) Close(ctx context.Context) error {
 	}
 	ferr := p.Flush(ctx)
 	p.closeHeld()
-	p.cancel()
+	// The accumulator hands its last batches to the loop, then the machine
+	// finishes every batch it holds (not written, or outcome unknown) and
+	// the loop stops the senders and exits.
 	p.acc.Close()
-	p.mu.Lock()
-	for id, bs := range p.batches {
-		delete(p.batches, id)
-		p.failBatchLocked(bs, closedErr(bs.sent))
-	}
-	senders := p.senders
-	p.senders = map[int32]*sender{}
-	p.mu.Unlock()
-	for _, s := range senders {
-		s.stop()
-	}
+	p.loop.in.post(closeIn{})
+	<-p.loop.exited
+	p.cancel()
 	p.pool.Close()
 	p.meta.Close()
 	p.calls.close()
@@ -443,11 +410,4 @@ func (p *Producer) Close(ctx context.Context) error {
 		return fmt.Errorf("%w: %w", ErrClosed, ferr)
 	}
 	return nil
-}
-
-func closedErr(sent bool) error {
-	if sent {
-		return &wrapped{err: ErrClosed, also: ErrOutcomeUnknown}
-	}
-	return notWritten(ErrClosed)
 }

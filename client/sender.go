@@ -15,13 +15,15 @@ import (
 )
 
 // sender writes the produce requests for the partitions one broker leads,
-// pipelined on that broker's connection.
+// pipelined on that broker's connection. The loop hands it rounds of
+// batches already numbered; it writes them in order and posts every answer
+// back to the loop. It never touches the idempotence machine.
 type sender struct {
 	p      *Producer
 	broker int32
 
 	mu     sync.Mutex
-	ready  map[idempotence.TopicPartition]struct{}
+	rounds [][]outgoing
 	signal chan struct{}
 	done   chan struct{}
 	once   sync.Once
@@ -31,7 +33,6 @@ func newSender(p *Producer, broker int32) *sender {
 	return &sender{
 		p:      p,
 		broker: broker,
-		ready:  make(map[idempotence.TopicPartition]struct{}),
 		signal: make(chan struct{}, 1),
 		done:   make(chan struct{}),
 	}
@@ -39,10 +40,10 @@ func newSender(p *Producer, broker int32) *sender {
 
 func (s *sender) stop() { s.once.Do(func() { close(s.done) }) }
 
-// wake marks tp as possibly having something to send.
-func (s *sender) wake(tp idempotence.TopicPartition) {
+// push queues rounds to write, in order.
+func (s *sender) push(rounds [][]outgoing) {
 	s.mu.Lock()
-	s.ready[tp] = struct{}{}
+	s.rounds = append(s.rounds, rounds...)
 	s.mu.Unlock()
 	select {
 	case s.signal <- struct{}{}:
@@ -50,16 +51,12 @@ func (s *sender) wake(tp idempotence.TopicPartition) {
 	}
 }
 
-// take returns the partitions marked ready and clears the marks.
-func (s *sender) take() []idempotence.TopicPartition {
+func (s *sender) takeRounds() [][]outgoing {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	tps := make([]idempotence.TopicPartition, 0, len(s.ready))
-	for tp := range s.ready {
-		tps = append(tps, tp)
-		delete(s.ready, tp)
-	}
-	return tps
+	r := s.rounds
+	s.rounds = nil
+	return r
 }
 
 // outgoing is one batch in one produce request.
@@ -74,8 +71,8 @@ type outgoing struct {
 func (s *sender) run() {
 	p := s.p
 	for {
-		tps := s.take()
-		if len(tps) == 0 {
+		rounds := s.takeRounds()
+		if len(rounds) == 0 {
 			select {
 			case <-s.done:
 				return
@@ -92,76 +89,36 @@ func (s *sender) run() {
 			if p.ctx.Err() != nil {
 				return
 			}
-			if errors.Is(err, ErrAuthentication) {
-				// The broker refused our credentials: retrying cannot help.
-				// Fail what may be sent now (never written) and let the
-				// rest meet the same answer.
-				p.log.Error("rollsafe: broker refused authentication", "broker", s.broker, "err", err)
-				s.refuse(tps)
-				select {
-				case <-s.done:
-					return
-				case <-p.ctx.Done():
-					return
-				case <-time.After(time.Second):
-				}
-				continue
-			}
-			p.log.Debug("rollsafe: cannot reach broker", "broker", s.broker, "err", err)
-			// The partitions stay with this sender until metadata moves
-			// them; try again after the refresh or a pause.
-			p.kickMetadata()
-			select {
-			case <-s.done:
-				return
-			case <-p.ctx.Done():
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
-			s.mu.Lock()
-			for _, tp := range tps {
-				s.ready[tp] = struct{}{}
-			}
-			s.mu.Unlock()
+			s.unsent(rounds, err)
 			continue
 		}
-		for _, round := range s.collect(tps) {
+		for _, round := range rounds {
 			s.send(conn, round)
 		}
 	}
 }
 
-// collect asks the idempotence machine what each partition may send now
-// and groups the batches into requests: the k-th request carries the k-th
-// batch of every partition (Kafka takes one batch per partition per
-// request), so each partition's batches go out in order on one pipeline.
-func (s *sender) collect(tps []idempotence.TopicPartition) [][]outgoing {
+// unsent answers rounds that could not be written because the broker
+// could not be reached: never written. Refused credentials are final (SASL
+// authentication failed); anything else is retried by the machine after
+// its backoff and a metadata refresh.
+func (s *sender) unsent(rounds [][]outgoing, err error) {
 	p := s.p
-	now := time.Now()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var rounds [][]outgoing
-	for _, tp := range tps {
-		pt := p.parts[tp]
-		if pt == nil || pt.leader != s.broker {
-			continue
-		}
-		for k, snd := range p.idem.Sendable(tp, now) {
-			bs := p.batches[snd.ID]
-			if bs == nil {
-				continue
-			}
-			bs.b.SetProducer(snd.ProducerID, snd.Epoch, snd.BaseSequence)
-			o := outgoing{tp: tp, id: snd.ID, bytes: bs.b.Bytes(), n: bs.b.Records, retry: bs.sent}
-			bs.sent = true
-			if k == len(rounds) {
-				rounds = append(rounds, nil)
-			}
-			rounds[k] = append(rounds[k], o)
-		}
+	r := idempotence.Response{Code: idempotence.CodeTransport, Class: idempotence.NotAppended, BaseOffset: -1, LogStartOffset: -1}
+	if errors.Is(err, ErrAuthentication) {
+		p.log.Error("rollsafe: broker refused authentication", "broker", s.broker, "err", err)
+		r = idempotence.Response{Code: codeSaslAuthenticationFailed, Class: idempotence.NotAppendedFatal, BaseOffset: -1, LogStartOffset: -1}
+	} else {
+		p.log.Debug("rollsafe: cannot reach broker", "broker", s.broker, "err", err)
+		p.kickMetadata()
 	}
-	p.processEventsLocked()
-	return rounds
+	for _, round := range rounds {
+		resps := make([]idempotence.Response, len(round))
+		for i := range resps {
+			resps[i] = r
+		}
+		p.loop.in.post(answersIn{round: round, resps: resps})
+	}
 }
 
 // send writes one produce request; its response (or failure) comes back
@@ -224,21 +181,6 @@ func requestTopic(req *kmsg.ProduceRequest, idx map[string]int, topic string) in
 	return -1
 }
 
-// refuse fails every batch the partitions may send now as refused by the
-// broker's authentication (never written).
-func (s *sender) refuse(tps []idempotence.TopicPartition) {
-	p := s.p
-	now := time.Now()
-	for _, round := range s.collect(tps) {
-		p.mu.Lock()
-		for _, o := range round {
-			p.idem.Response(o.tp, o.id, idempotence.Response{Code: codeSaslAuthenticationFailed, Class: idempotence.NotAppendedFatal, BaseOffset: -1, LogStartOffset: -1}, now)
-		}
-		p.processEventsLocked()
-		p.mu.Unlock()
-	}
-}
-
 // transportClass says what a failed request means for its batches.
 func transportClass(err error) idempotence.Class {
 	if errors.Is(err, protocol.ErrNotWritten) {
@@ -247,26 +189,25 @@ func transportClass(err error) idempotence.Class {
 	return idempotence.MaybeAppended
 }
 
-// respond feeds a produce response (or the request's failure) to the
-// idempotence machine, batch by batch.
+// respond turns a produce response (or the request's failure) into one
+// answer per batch and posts them to the loop. It runs on the connection's
+// reader goroutine.
 func (s *sender) respond(round []outgoing, resp kmsg.Response, err error) {
 	p := s.p
-	now := time.Now()
 	var pr *kmsg.ProduceResponse
 	if err == nil && resp != nil {
 		pr, _ = resp.(*kmsg.ProduceResponse)
 	}
 	var got responseIndex
 	got.init(pr)
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	kick := false
 	var hints []leaderHint
-	for _, o := range round {
+	resps := make([]idempotence.Response, len(round))
+	for i, o := range round {
 		var r idempotence.Response
 		switch {
 		case err != nil:
-			r = idempotence.Response{Code: -1, Class: transportClass(err), BaseOffset: -1, LogStartOffset: -1}
+			r = idempotence.Response{Code: idempotence.CodeTransport, Class: transportClass(err), BaseOffset: -1, LogStartOffset: -1}
 			kick = true
 		case p.cfg.acks == AcksNone:
 			r = idempotence.Response{Code: 0, Class: idempotence.Appended, BaseOffset: -1, LogStartOffset: -1}
@@ -274,34 +215,22 @@ func (s *sender) respond(round []outgoing, resp kmsg.Response, err error) {
 			part := got.find(o.tp.Topic, o.tp.Partition)
 			if part == nil {
 				// The broker answered without this partition: treat as unknown.
-				r = idempotence.Response{Code: -1, Class: idempotence.MaybeAppended, BaseOffset: -1, LogStartOffset: -1}
+				r = idempotence.Response{Code: idempotence.CodeTransport, Class: idempotence.MaybeAppended, BaseOffset: -1, LogStartOffset: -1}
 				break
 			}
 			r = idempotence.Response{Code: part.ErrorCode, Class: p.classOf(part.ErrorCode), BaseOffset: part.BaseOffset, LogStartOffset: part.LogStartOffset}
 			if part.ErrorCode != 0 {
 				kick = true
 				if l := part.CurrentLeader; l.LeaderID >= 0 && l.LeaderEpoch >= 0 {
+					// KIP-951: the broker named the partition's current leader.
 					p.meta.ApplyLeaderHint(o.tp.Topic, o.tp.Partition, l.LeaderID, l.LeaderEpoch, endpoint(pr, l.LeaderID))
 					hints = append(hints, leaderHint{o.tp, l.LeaderID, l.LeaderEpoch})
 				}
 			}
 		}
-		p.idem.Response(o.tp, o.id, r, now)
-		p.wakeLocked(o.tp)
+		resps[i] = r
 	}
-	p.processEventsLocked()
-	// KIP-951: the broker named the partition's current leader. Move the
-	// partition there now instead of waiting for a metadata round trip.
-	for _, h := range hints {
-		if pt := p.parts[h.tp]; pt != nil {
-			if _, known := p.meta.Broker(h.leader); known {
-				p.setLeaderLocked(pt, h.leader, h.epoch)
-			}
-		}
-	}
-	if len(hints) > 0 {
-		p.processEventsLocked()
-	}
+	p.loop.in.post(answersIn{round: round, resps: resps, hints: hints})
 	if kick {
 		p.kickMetadata()
 	}

@@ -15,15 +15,13 @@ import (
 // idempotence machine is told the log could not be read.
 const tailAttempts = 8
 
-// startTailReadLocked reads tp's log from offset from (-1: the log start)
-// to its high watermark in the background and reports the record-batch
-// headers found there to the idempotence machine.
-func (p *Producer) startTailReadLocked(tp idempotence.TopicPartition, from int64) {
-	pt := p.partLocked(tp)
-	if pt.tailReading || p.ctx.Err() != nil {
+// startTailRead reads tp's log from offset from (-1: the log start) to its
+// high watermark in the background and posts the record-batch headers found
+// there to the loop as a TailRead input.
+func (p *Producer) startTailRead(tp idempotence.TopicPartition, from int64) {
+	if p.ctx.Err() != nil {
 		return
 	}
-	pt.tailReading = true
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -47,15 +45,7 @@ func (p *Producer) startTailReadLocked(tp idempotence.TopicPartition, from int64
 			}
 			backoff = min(backoff*2, time.Second)
 		}
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		pt.tailReading = false
-		if p.ctx.Err() != nil {
-			return
-		}
-		p.idem.TailRead(tp, tail)
-		p.processEventsLocked()
-		p.wakeLocked(tp)
+		p.loop.in.post(idempotence.TailRead{TP: tp, Tail: tail})
 	}()
 }
 

@@ -12,25 +12,25 @@ func BenchmarkSteadyState(b *testing.B) {
 		b.Run("backlog="+itoa(backlog), func(b *testing.B) {
 			pr := New(Config{})
 			now := time.Unix(1, 0)
-			pr.SetIdentity(1, 0)
-			pr.LeaderChanged(tp0, 1, 0)
+			pr.setIdentity(1, 0)
+			pr.leaderChanged(tp0, 1, 0)
 			id := BatchID(1)
 			for ; id <= BatchID(backlog); id++ {
-				pr.Enqueue(tp0, id, 10, now.Add(time.Hour))
+				pr.enqueue(tp0, id, 10, now.Add(time.Hour))
 			}
 			var off int64
 			var inflight []BatchID
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				pr.Enqueue(tp0, id, 10, now.Add(time.Hour))
+				pr.enqueue(tp0, id, 10, now.Add(time.Hour))
 				id++
-				for _, s := range pr.Sendable(tp0, now) {
+				for _, s := range pr.sendable(tp0, now) {
 					inflight = append(inflight, s.ID)
 				}
-				pr.Response(tp0, inflight[0], Response{Code: CodeNone, BaseOffset: off, LogStartOffset: -1}, now)
+				pr.respond(tp0, inflight[0], Response{Code: CodeNone, BaseOffset: off, LogStartOffset: -1}, now)
 				inflight = inflight[1:]
 				off += 10
-				pr.Events()
+				pr.takeEvents()
 			}
 		})
 	}

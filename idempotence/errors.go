@@ -20,6 +20,9 @@ var (
 	// ErrPartitionStopped means the partition was stopped after data loss
 	// (Config.StopOnDataLoss).
 	ErrPartitionStopped = errors.New("idempotence: partition stopped")
+	// ErrClosed means the producer was closed before the batch was
+	// resolved. It is always joined with ErrNotWritten or ErrOutcomeUnknown.
+	ErrClosed = errors.New("producer closed")
 	// ErrInvalidBatch means Enqueue or Split was given an unusable batch
 	// (duplicate id, no records). It is joined with ErrNotWritten.
 	ErrInvalidBatch = errors.New("idempotence: invalid batch")
@@ -47,6 +50,8 @@ var (
 	errTimeoutUnknown    = fmt.Errorf("%w: %w", ErrDeliveryTimeout, ErrOutcomeUnknown)
 	errStopped           = fmt.Errorf("%w: %w", ErrPartitionStopped, ErrNotWritten)
 	errStoppedLoss       = fmt.Errorf("%w after %w: %w", ErrPartitionStopped, ErrDataLoss, ErrNotWritten)
+	errClosed            = fmt.Errorf("%w: %w", ErrClosed, ErrNotWritten)
+	errClosedUnknown     = fmt.Errorf("%w: %w", ErrClosed, ErrOutcomeUnknown)
 	errDuplicateID       = fmt.Errorf("%w: duplicate batch id: %w", ErrInvalidBatch, ErrNotWritten)
 	errNoRecords         = fmt.Errorf("%w: batch without records: %w", ErrInvalidBatch, ErrNotWritten)
 )

@@ -2,9 +2,9 @@ package idempotence
 
 import "fmt"
 
-// Event is an output of the Producer, drained with Events. The concrete
-// types are Delivered, Failed, ReadTail, DataLoss, EpochBumped,
-// NeedProducerID, NeedSplit, RefreshMetadata and Wake.
+// Event is a decision of the Producer, returned by Ready. The concrete types
+// are Delivered, Failed, ReadTail, DataLoss, EpochBumped, NeedProducerID,
+// NeedSplit and RefreshMetadata.
 type Event interface{ isEvent() }
 
 // Delivered: the batch is in the log. BaseOffset is -1 when unknown (the
@@ -82,9 +82,6 @@ type NeedSplit struct {
 // partition holds until LeaderChanged is called, even with the same leader.
 type RefreshMetadata struct{ TP TopicPartition }
 
-// Wake: the partition may have something sendable again; call Sendable.
-type Wake struct{ TP TopicPartition }
-
 func (Delivered) isEvent()       {}
 func (Failed) isEvent()          {}
 func (ReadTail) isEvent()        {}
@@ -93,4 +90,3 @@ func (EpochBumped) isEvent()     {}
 func (NeedProducerID) isEvent()  {}
 func (NeedSplit) isEvent()       {}
 func (RefreshMetadata) isEvent() {}
-func (Wake) isEvent()            {}

@@ -246,12 +246,12 @@ func newWorldDeadlines(w *world, rng *rand.Rand) *world {
 		nw.tps = append(nw.tps, tp)
 		nw.seqKey[tp] = map[numbering]int32{}
 		nw.lastDeliv[tp] = -1
-		nw.pr.LeaderChanged(tp, 1, 0)
+		nw.pr.leaderChanged(tp, 1, 0)
 		for j := 0; j < n; j++ {
 			recs := int32(1 + rng.IntN(3))
 			nw.wb[id] = &wbatch{tp: tp, idx: float64(j), width: 1, records: recs, offset: -2}
 			nw.ids = append(nw.ids, id)
-			nw.pr.Enqueue(tp, id, recs, nw.now.Add(time.Duration(1+rng.IntN(20))*time.Second))
+			nw.pr.enqueue(tp, id, recs, nw.now.Add(time.Duration(1+rng.IntN(20))*time.Second))
 			id++
 		}
 	}

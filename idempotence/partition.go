@@ -35,6 +35,7 @@ type partition struct {
 	hasLeader   bool
 	leader      int32
 	leaderEpoch int32
+	knownEpoch  bool // leaderEpoch was learnt (>= 0); older ones are ignored
 
 	inFlight int
 	drainOld bool      // the leader moved with batches in flight to the old one

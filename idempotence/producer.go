@@ -24,8 +24,11 @@ type Producer struct {
 	order []*partition // creation order, for deterministic iteration
 	now   time.Time    // latest time seen
 
+	closed bool // Close was applied
+
 	events []Event
-	woken  map[TopicPartition]bool
+	sends  []Send
+	woken  map[TopicPartition]bool // partitions to collect Sends from
 }
 
 // New returns a Producer without identity; call SetIdentity before anything
@@ -49,7 +52,7 @@ func New(cfg Config) *Producer {
 // (delivery is at least once). Partitions adopt it at their next clean
 // boundary (nothing numbered and unacknowledged); a partition waiting for a
 // bump adopts it at once.
-func (pr *Producer) SetIdentity(producerID int64, epoch int16) {
+func (pr *Producer) setIdentity(producerID int64, epoch int16) {
 	pr.hasID, pr.pid, pr.epoch, pr.needID = true, producerID, epoch, false
 	for _, p := range pr.order {
 		pr.settle(p)
@@ -80,12 +83,7 @@ func (pr *Producer) observe(now time.Time) {
 
 func (pr *Producer) emit(e Event) { pr.events = append(pr.events, e) }
 
-func (pr *Producer) wake(p *partition) {
-	if !pr.woken[p.tp] {
-		pr.woken[p.tp] = true
-		pr.emit(Wake{TP: p.tp})
-	}
-}
+func (pr *Producer) wake(p *partition) { pr.woken[p.tp] = true }
 
 func (pr *Producer) fail(p *partition, b *batch, err error) {
 	p.remove(b)
@@ -95,9 +93,12 @@ func (pr *Producer) fail(p *partition, b *batch, err error) {
 // Enqueue adds a batch of records to the end of the partition's queue. A
 // batch whose deadline passes before it is delivered fails with
 // ErrDeliveryTimeout (a zero deadline never passes).
-func (pr *Producer) Enqueue(tp TopicPartition, id BatchID, records int32, deadline time.Time) {
+func (pr *Producer) enqueue(tp TopicPartition, id BatchID, records int32, deadline time.Time) {
 	p := pr.part(tp)
 	switch {
+	case pr.closed:
+		pr.emit(Failed{TP: tp, ID: id, Err: errClosed})
+		return
 	case p.stopped != nil:
 		pr.emit(Failed{TP: tp, ID: id, Err: p.stopped})
 		return
@@ -121,12 +122,25 @@ func (pr *Producer) Enqueue(tp TopicPartition, id BatchID, records int32, deadli
 // When the leader moves while batches are in flight to the old one, the
 // partition sends nothing more until they are answered: batches of one
 // partition are never in flight to two leaders at once.
-func (pr *Producer) LeaderChanged(tp TopicPartition, broker int32, leaderEpoch int32) {
+func (pr *Producer) leaderChanged(tp TopicPartition, broker int32, leaderEpoch int32) {
 	p := pr.part(tp)
+	if p.knownEpoch && leaderEpoch >= 0 && leaderEpoch < p.leaderEpoch {
+		return // older than what is known
+	}
+	if broker < 0 {
+		// No leader now (an election under way): hold, and look again
+		// while something waits.
+		p.hasLeader = false
+		if len(p.batches) > 0 {
+			pr.emit(RefreshMetadata{TP: tp})
+		}
+		return
+	}
 	if p.hasLeader && p.inFlight > 0 && (p.leader != broker || p.leaderEpoch != leaderEpoch) {
 		p.drainOld = true
 	}
 	p.hasLeader, p.leader, p.leaderEpoch = true, broker, leaderEpoch
+	p.knownEpoch = p.knownEpoch || leaderEpoch >= 0
 	pr.wake(p)
 	pr.settle(p)
 }
@@ -150,18 +164,17 @@ func (pr *Producer) Idle() bool {
 	return true
 }
 
-// Events returns the decisions taken since the last call, in order, and
-// forgets them.
-func (pr *Producer) Events() []Event {
+// takeEvents returns the decisions taken since the last call, in order, and
+// forgets them (the tests' pull-style driver; Step callers use Ready).
+func (pr *Producer) takeEvents() []Event {
 	ev := pr.events
 	pr.events = nil
-	clear(pr.woken)
 	return ev
 }
 
 // Tick passes the time: deadlines expire, backoffs end (Wake), failed tail
 // reads are asked again.
-func (pr *Producer) Tick(now time.Time) {
+func (pr *Producer) tick(now time.Time) {
 	pr.observe(now)
 	for _, p := range pr.order {
 		if !p.retryAt.IsZero() && !now.Before(p.retryAt) {
@@ -235,7 +248,18 @@ func (pr *Producer) settle(p *partition) {
 	// While the log is to be read, acknowledged batches wait: the read may
 	// report data loss, and a caller that waited for these deliveries (a
 	// flush) must have heard of it by then.
-	for len(p.batches) > 0 && p.batches[0].st == stAcked && !p.needRead && !p.reading {
+	if !p.needRead && !p.reading {
+		pr.deliverAcked(p)
+	}
+	if p.stopped != nil || p.inFlight > 0 || p.reading {
+		return
+	}
+	pr.settleRest(p)
+}
+
+// deliverAcked delivers the acknowledged batches at the head of the queue.
+func (pr *Producer) deliverAcked(p *partition) {
+	for len(p.batches) > 0 && p.batches[0].st == stAcked {
 		b := p.batches[0]
 		p.batches[0] = nil
 		p.batches = p.batches[1:]
@@ -251,9 +275,11 @@ func (pr *Producer) settle(p *partition) {
 		}
 		pr.emit(Delivered{TP: p.tp, ID: b.id, BaseOffset: b.offset})
 	}
-	if p.stopped != nil || p.inFlight > 0 || p.reading {
-		return
-	}
+}
+
+// settleRest starts the tail read or the move to a fresh epoch a drained
+// partition needs.
+func (pr *Producer) settleRest(p *partition) {
 	if p.needBump && p.hasUnknown() {
 		p.needRead = true
 	}

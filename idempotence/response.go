@@ -4,7 +4,7 @@ import "time"
 
 // Response applies the outcome of one produce attempt of batch id. A response
 // for a batch that is not in flight (stale or repeated) is ignored.
-func (pr *Producer) Response(tp TopicPartition, id BatchID, r Response, now time.Time) {
+func (pr *Producer) respond(tp TopicPartition, id BatchID, r Response, now time.Time) {
 	p := pr.parts[tp]
 	if p == nil {
 		return

@@ -23,43 +23,44 @@ type rig struct {
 func newRig(t *testing.T, cfg Config) *rig {
 	t.Helper()
 	r := &rig{t: t, pr: New(cfg), now: time.Unix(5000, 0)}
-	r.pr.SetIdentity(1000, 3)
-	r.pr.LeaderChanged(tp0, 1, 7)
-	r.pr.LeaderChanged(tp1, 2, 9)
+	r.pr.setIdentity(1000, 3)
+	r.pr.leaderChanged(tp0, 1, 7)
+	r.pr.leaderChanged(tp1, 2, 9)
 	// As if producer id 1000 had already written to both partitions, so
 	// that their first batches may be pipelined.
 	for _, p := range r.pr.order {
 		p.ackedPID, p.hasAckedPID = 1000, true
 	}
-	r.pr.Events()
+	r.pr.takeEvents()
 	return r
 }
 
-func (r *rig) collect() { r.ev = append(r.ev, r.pr.Events()...) }
+func (r *rig) collect() { r.ev = append(r.ev, r.pr.takeEvents()...) }
 
 // take returns and forgets the events collected so far.
 func (r *rig) take() []Event {
 	r.collect()
 	ev := r.ev
 	r.ev = nil
+	clear(r.pr.woken)
 	return ev
 }
 
 func (r *rig) enqueue(tp TopicPartition, records int32, ids ...BatchID) {
 	for _, id := range ids {
-		r.pr.Enqueue(tp, id, records, time.Time{})
+		r.pr.enqueue(tp, id, records, time.Time{})
 	}
 	r.collect()
 }
 
 func (r *rig) send(tp TopicPartition) []Send {
-	s := r.pr.Sendable(tp, r.now)
+	s := r.pr.sendable(tp, r.now)
 	r.collect()
 	return s
 }
 
 func (r *rig) answer(tp TopicPartition, id BatchID, code int16, class Class, base int64) {
-	r.pr.Response(tp, id, Response{Code: code, Class: class, BaseOffset: base, LogStartOffset: -1}, r.now)
+	r.pr.respond(tp, id, Response{Code: code, Class: class, BaseOffset: base, LogStartOffset: -1}, r.now)
 	r.collect()
 }
 
@@ -70,7 +71,7 @@ func (r *rig) ok(tp TopicPartition, id BatchID, base int64) {
 // later moves the clock past any backoff.
 func (r *rig) later() {
 	r.now = r.now.Add(time.Second)
-	r.pr.Tick(r.now)
+	r.pr.tick(r.now)
 	r.collect()
 }
 

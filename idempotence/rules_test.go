@@ -55,8 +55,9 @@ func TestRuleNotAppended(t *testing.T) {
 			if c.metadata {
 				r.sendsAre(r.send(tp0)) // leader unknown
 				r.take()
-				r.pr.LeaderChanged(tp0, 3, 8)
-				r.is(len(find[Wake](r.take())) == 1, "no wake after LeaderChanged")
+				r.pr.leaderChanged(tp0, 3, 8)
+				r.is(r.pr.woken[tp0], "no wake after LeaderChanged")
+				r.take()
 			}
 			s := r.send(tp0)
 			r.sendsAre(s, "1@3/0")
@@ -101,12 +102,12 @@ func TestRuleMaybeAppended(t *testing.T) {
 			r.answer(tp0, 2, CodeOutOfOrderSequenceNumber, NotAppended, -1)
 			for range 3 {
 				r.later()
-				r.pr.LeaderChanged(tp0, 1, 7)
+				r.pr.leaderChanged(tp0, 1, 7)
 				r.sendsAre(r.send(tp0), "1@3/0")
 				r.answer(tp0, 1, c.code, c.class, -1)
 			}
 			r.later()
-			r.pr.LeaderChanged(tp0, 1, 7)
+			r.pr.leaderChanged(tp0, 1, 7)
 			r.sendsAre(r.send(tp0), "1@3/0")
 			r.ok(tp0, 1, 40)
 			r.sendsAre(r.send(tp0), "2@3/1")
@@ -157,7 +158,7 @@ func TestRuleDesync(t *testing.T) {
 			r.ok(tp1, 7, 500)
 			r.enqueue(tp1, 1, 10)
 			r.sendsAre(r.send(tp1), "10@3/2")
-			r.pr.TailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 13, Batches: []TailBatch{
+			r.pr.tailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 13, Batches: []TailBatch{
 				{BaseOffset: 10, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 1},
 				{BaseOffset: 11, ProducerID: 1000, Epoch: 3, BaseSequence: 1, Records: 1},
 				{BaseOffset: 12, ProducerID: 55, Epoch: 0, BaseSequence: 2, Records: 1},
@@ -180,7 +181,7 @@ func TestRuleDesync(t *testing.T) {
 			r.answer(tp0, 1, CodeUnknownProducerID, NotAppended, -1)
 			rt := find[ReadTail](r.take())
 			r.is(len(rt) == 1 && rt[0].FromOffset == -1, "read tail %v", rt)
-			r.pr.TailRead(tp0, Tail{HighWatermark: 0})
+			r.pr.tailRead(tp0, Tail{HighWatermark: 0})
 			r.later()
 			r.sendsAre(r.send(tp0), "1@4/0")
 		}},
@@ -188,10 +189,10 @@ func TestRuleDesync(t *testing.T) {
 			r.enqueue(tp0, 1, 1, 2)
 			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
 			r.ok(tp0, 1, 5)
-			r.pr.Response(tp0, 2, Response{Code: CodeUnknownProducerID, LogStartOffset: 100}, r.now)
+			r.pr.respond(tp0, 2, Response{Code: CodeUnknownProducerID, LogStartOffset: 100}, r.now)
 			rt := find[ReadTail](r.take())
 			r.is(len(rt) == 1 && rt[0].FromOffset == 5, "read tail %v", rt)
-			r.pr.TailRead(tp0, Tail{LogStartOffset: 100, HighWatermark: 120})
+			r.pr.tailRead(tp0, Tail{LogStartOffset: 100, HighWatermark: 120})
 			ev := r.take()
 			r.none(ev, "data loss", len(find[DataLoss](ev)))
 			r.later()
@@ -202,11 +203,11 @@ func TestRuleDesync(t *testing.T) {
 			r.send(tp0)
 			r.answer(tp0, 1, CodeTransport, MaybeAppended, -1)
 			r.later()
-			r.pr.LeaderChanged(tp0, 1, 7)
+			r.pr.leaderChanged(tp0, 1, 7)
 			r.sendsAre(r.send(tp0), "1@3/0")
 			r.answer(tp0, 1, CodeInvalidProducerEpoch, NotAppended, -1)
 			r.is(len(find[ReadTail](r.take())) == 1, "no tail read")
-			r.pr.TailRead(tp0, Tail{HighWatermark: 1, Batches: []TailBatch{{BaseOffset: 0, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 1}}})
+			r.pr.tailRead(tp0, Tail{HighWatermark: 1, Batches: []TailBatch{{BaseOffset: 0, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 1}}})
 			r.delivered(r.take(), "1@0")
 			r.is(r.pr.Idle(), "not idle")
 		}},
@@ -231,18 +232,18 @@ func TestRuleDesync(t *testing.T) {
 			r.answer(tp1, 8, CodeOutOfOrderSequenceNumber, NotAppended, -1)
 			// tp0 bumps to 4 and writes under it.
 			r.answer(tp0, 1, CodeUnknownProducerID, NotAppended, -1)
-			r.pr.TailRead(tp0, Tail{})
+			r.pr.tailRead(tp0, Tail{})
 			r.later()
 			r.sendsAre(r.send(tp0), "1@4/0")
 			r.ok(tp0, 1, 0)
 			r.take()
 			// The broker now rejects epoch 3 for this producer id everywhere.
-			r.pr.LeaderChanged(tp1, 2, 9)
+			r.pr.leaderChanged(tp1, 2, 9)
 			r.sendsAre(r.send(tp1), "7@3/0")
 			r.answer(tp1, 7, CodeInvalidProducerEpoch, NotAppended, -1)
 			rt := find[ReadTail](r.take())
 			r.is(len(rt) == 1 && rt[0].TP == tp1, "read tail %v", rt)
-			r.pr.TailRead(tp1, Tail{HighWatermark: 1, Batches: []TailBatch{{BaseOffset: 0, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 1}}})
+			r.pr.tailRead(tp1, Tail{HighWatermark: 1, Batches: []TailBatch{{BaseOffset: 0, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 1}}})
 			r.delivered(r.take(), "7@0")
 			r.sendsAre(r.send(tp1), "8@4/0") // adopts the current epoch, never used on tp1
 		}},
@@ -260,10 +261,10 @@ func TestRuleDataLoss(t *testing.T) {
 		r.is(len(rt) == 1 && rt[0].FromOffset == 2, "read tail %v", rt)
 		// An unclean leader election truncated the log to offset 2: the
 		// last delivered batch is gone, so the log is read from its start.
-		r.pr.TailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 2})
+		r.pr.tailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 2})
 		rt = find[ReadTail](r.take())
 		r.is(len(rt) == 1 && rt[0].FromOffset == -1, "read tail %v", rt)
-		r.pr.TailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 2, Batches: []TailBatch{
+		r.pr.tailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 2, Batches: []TailBatch{
 			{BaseOffset: 0, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 2}}})
 		ev := r.take()
 		dl := find[DataLoss](ev)
@@ -294,11 +295,11 @@ func TestRuleDataLoss(t *testing.T) {
 			tail := []TailBatch{
 				{BaseOffset: 10, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 2},
 				{BaseOffset: 12, ProducerID: 1000, Epoch: 3, BaseSequence: 4, Records: 2}}
-			r.pr.TailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 14, Batches: tail[1:]})
+			r.pr.tailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 14, Batches: tail[1:]})
 			// Batch 2 is not where it was delivered: read the whole log.
 			rt = find[ReadTail](r.take())
 			r.is(len(rt) == 1 && rt[0].FromOffset == -1, "read tail %v", rt)
-			r.pr.TailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 14, Batches: tail})
+			r.pr.tailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 14, Batches: tail})
 			ev = r.take()
 			dl := find[DataLoss](ev)
 			r.is(len(dl) == 1 && dl[0] == DataLoss{TP: tp0, FromOffset: 12, ToOffset: 13, Records: 2}, "data loss %v", dl)
@@ -406,7 +407,7 @@ func TestRuleOutcomes(t *testing.T) {
 			r.sendsAre(r.send(tp0), "1@3/0")
 			r.answer(tp0, 1, CodeCorruptMessage, NotAppendedFatal, -1)
 			r.is(len(find[ReadTail](r.take())) == 1, "no tail read")
-			r.pr.TailRead(tp0, Tail{HighWatermark: 0})
+			r.pr.tailRead(tp0, Tail{HighWatermark: 0})
 			r.failed(r.take(), 1, ErrNotWritten)
 		}},
 		{name: "message too large: split in place, parts numbered under a new epoch", run: func(r *rig) {
@@ -419,7 +420,7 @@ func TestRuleOutcomes(t *testing.T) {
 			r.is(len(ns) == 1 && ns[0].ID == 1, "need split %v", ns)
 			r.later()
 			r.sendsAre(r.send(tp0))
-			r.pr.Split(tp0, 1, []Part{{ID: 11, Records: 2}, {ID: 12, Records: 2}})
+			r.pr.split(tp0, 1, []Part{{ID: 11, Records: 2}, {ID: 12, Records: 2}})
 			r.sendsAre(r.send(tp0), "11@4/0")
 			r.ok(tp0, 11, 0)
 			r.sendsAre(r.send(tp0), "12@4/2", "2@4/4")
@@ -428,7 +429,7 @@ func TestRuleOutcomes(t *testing.T) {
 			r.enqueue(tp0, 4, 1)
 			r.send(tp0)
 			r.answer(tp0, 1, CodeMessageTooLarge, NotAppended, -1)
-			r.pr.Split(tp0, 1, nil)
+			r.pr.split(tp0, 1, nil)
 			ev := r.take()
 			r.failed(ev, 1, ErrNotWritten)
 			var ce *CodeError
@@ -443,21 +444,21 @@ func TestRuleOutcomes(t *testing.T) {
 			r.answer(tp0, 1, CodeMessageTooLarge, NotAppended, -1)
 			ev := r.take()
 			r.none(ev, "split", len(find[NeedSplit](ev)))
-			r.pr.TailRead(tp0, Tail{})
+			r.pr.tailRead(tp0, Tail{})
 			r.is(len(find[NeedSplit](r.take())) == 1, "no split after resolution")
 		}},
 		{name: "epoch exhaustion asks for a new producer id", run: func(r *rig) {
-			r.pr.SetIdentity(1000, math.MaxInt16)
+			r.pr.setIdentity(1000, math.MaxInt16)
 			r.enqueue(tp0, 1, 1)
 			r.enqueue(tp1, 1, 2)
 			r.sendsAre(r.send(tp0), "1@32767/0")
 			r.answer(tp0, 1, CodeOutOfOrderSequenceNumber, NotAppended, -1)
-			r.pr.TailRead(tp0, Tail{})
+			r.pr.tailRead(tp0, Tail{})
 			r.is(len(find[NeedProducerID](r.take())) == 1, "no NeedProducerID")
 			r.later()
 			r.sendsAre(r.send(tp0))
 			r.sendsAre(r.send(tp1), "2@32767/0") // others keep flowing
-			r.pr.SetIdentity(2000, 0)
+			r.pr.setIdentity(2000, 0)
 			s := r.send(tp0)
 			r.sendsAre(s, "1@0/0")
 			r.is(s[0].ProducerID == 2000, "producer id %d", s[0].ProducerID)
@@ -471,7 +472,7 @@ func TestRuleLeaderMoveWithBatchesInFlight(t *testing.T) {
 	r := newRig(t, Config{})
 	r.enqueue(tp0, 1, 1, 2, 3)
 	r.sendsAre(r.send(tp0), "1@3/0", "2@3/1", "3@3/2")
-	r.pr.LeaderChanged(tp0, 4, 8) // metadata moved the leader, no error seen yet
+	r.pr.leaderChanged(tp0, 4, 8) // metadata moved the leader, no error seen yet
 	r.enqueue(tp0, 1, 4)
 	r.sendsAre(r.send(tp0)) // not while 1..3 are in flight to broker 1
 	r.ok(tp0, 1, 0)
@@ -482,7 +483,7 @@ func TestRuleLeaderMoveWithBatchesInFlight(t *testing.T) {
 	r.sendsAre(s, "4@3/3")
 	r.is(s[0].Broker == 4 && s[0].LeaderEpoch == 8, "sent to %+v", s[0])
 	// Same leader again: no pause.
-	r.pr.LeaderChanged(tp0, 4, 8)
+	r.pr.leaderChanged(tp0, 4, 8)
 	r.enqueue(tp0, 1, 5)
 	r.ok(tp0, 4, 3)
 	r.sendsAre(r.send(tp0), "5@3/4")
@@ -491,16 +492,16 @@ func TestRuleLeaderMoveWithBatchesInFlight(t *testing.T) {
 func TestRuleNewProducerIDGoesAlone(t *testing.T) {
 	pr := New(Config{})
 	now := time.Unix(1, 0)
-	pr.SetIdentity(1, 0)
-	pr.LeaderChanged(tp0, 1, 0)
+	pr.setIdentity(1, 0)
+	pr.leaderChanged(tp0, 1, 0)
 	for id := BatchID(1); id <= 3; id++ {
-		pr.Enqueue(tp0, id, 1, time.Time{})
+		pr.enqueue(tp0, id, 1, time.Time{})
 	}
-	if s := pr.Sendable(tp0, now); len(s) != 1 {
+	if s := pr.sendable(tp0, now); len(s) != 1 {
 		t.Fatalf("first batch under an unknown producer id not alone: %v", s)
 	}
-	pr.Response(tp0, 1, Response{Code: CodeNone, BaseOffset: 0}, now)
-	if s := pr.Sendable(tp0, now); len(s) != 2 {
+	pr.respond(tp0, 1, Response{Code: CodeNone, BaseOffset: 0}, now)
+	if s := pr.sendable(tp0, now); len(s) != 2 {
 		t.Fatalf("not pipelined after the first success: %v", s)
 	}
 }
@@ -509,21 +510,21 @@ func TestRuleDeadlines(t *testing.T) {
 	deadline := func(r *rig) time.Time { return r.now.Add(3 * time.Second) }
 	runRules(t, []ruleCase{
 		{name: "a batch never written times out as not written", run: func(r *rig) {
-			r.pr.Enqueue(tp0, 1, 1, deadline(r))
+			r.pr.enqueue(tp0, 1, 1, deadline(r))
 			next, ok := r.pr.NextWake()
 			r.is(ok && next.Equal(deadline(r)), "next wake %v", next)
 			r.now = r.now.Add(5 * time.Second)
-			r.pr.Tick(r.now)
+			r.pr.tick(r.now)
 			r.failed(r.take(), 1, ErrDeliveryTimeout, ErrNotWritten)
 			_, ok = r.pr.NextWake()
 			r.is(!ok, "still a wake")
 		}},
 		{name: "an in-flight batch refused after its deadline fails as not written, then bumps", run: func(r *rig) {
-			r.pr.Enqueue(tp0, 1, 1, deadline(r))
+			r.pr.enqueue(tp0, 1, 1, deadline(r))
 			r.enqueue(tp0, 1, 2)
 			r.send(tp0)
 			r.now = r.now.Add(5 * time.Second)
-			r.pr.Tick(r.now)
+			r.pr.tick(r.now)
 			r.answer(tp0, 1, CodeNotEnoughReplicas, NotAppended, -1)
 			r.answer(tp0, 2, CodeOutOfOrderSequenceNumber, NotAppended, -1)
 			r.failed(r.take(), 1, ErrDeliveryTimeout, ErrNotWritten)
@@ -531,63 +532,63 @@ func TestRuleDeadlines(t *testing.T) {
 			r.sendsAre(r.send(tp0), "2@4/0")
 		}},
 		{name: "an unknown outcome is resolved from the log before it is reported: found", run: func(r *rig) {
-			r.pr.Enqueue(tp0, 1, 1, deadline(r))
+			r.pr.enqueue(tp0, 1, 1, deadline(r))
 			r.send(tp0)
 			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
 			r.now = r.now.Add(5 * time.Second)
-			r.pr.Tick(r.now)
+			r.pr.tick(r.now)
 			r.is(len(find[ReadTail](r.take())) == 1, "no tail read")
 			r.sendsAre(r.send(tp0))
-			r.pr.TailRead(tp0, Tail{HighWatermark: 1, Batches: []TailBatch{{BaseOffset: 0, ProducerID: 1000, Epoch: 3, Records: 1}}})
+			r.pr.tailRead(tp0, Tail{HighWatermark: 1, Batches: []TailBatch{{BaseOffset: 0, ProducerID: 1000, Epoch: 3, Records: 1}}})
 			r.delivered(r.take(), "1@0")
 		}},
 		{name: "an unknown outcome is resolved from the log before it is reported: absent", run: func(r *rig) {
-			r.pr.Enqueue(tp0, 1, 1, deadline(r))
+			r.pr.enqueue(tp0, 1, 1, deadline(r))
 			r.send(tp0)
 			r.now = r.now.Add(5 * time.Second)
 			r.answer(tp0, 1, CodeTransport, MaybeAppended, -1)
 			r.later() // the read waits for the backoff
 			r.is(len(find[ReadTail](r.take())) == 1, "no tail read")
-			r.pr.TailRead(tp0, Tail{HighWatermark: 7, Batches: []TailBatch{{BaseOffset: 3, ProducerID: 1000, Epoch: 3, Records: 2}}})
+			r.pr.tailRead(tp0, Tail{HighWatermark: 7, Batches: []TailBatch{{BaseOffset: 3, ProducerID: 1000, Epoch: 3, Records: 2}}})
 			r.failed(r.take(), 1, ErrDeliveryTimeout, ErrNotWritten)
 		}},
 		{name: "an unreadable log reports the outcome unknown, never not written", run: func(r *rig) {
-			r.pr.Enqueue(tp0, 1, 1, deadline(r))
-			r.pr.Enqueue(tp0, 2, 1, r.now.Add(time.Hour))
+			r.pr.enqueue(tp0, 1, 1, deadline(r))
+			r.pr.enqueue(tp0, 2, 1, r.now.Add(time.Hour))
 			r.send(tp0)
 			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
 			r.answer(tp0, 2, CodeRequestTimedOut, MaybeAppended, -1)
 			r.now = r.now.Add(5 * time.Second)
-			r.pr.Tick(r.now)
+			r.pr.tick(r.now)
 			r.is(len(find[ReadTail](r.take())) == 1, "no tail read")
-			r.pr.TailRead(tp0, Tail{Err: errors.New("fetch: broker down")})
+			r.pr.tailRead(tp0, Tail{Err: errors.New("fetch: broker down")})
 			ev := r.take()
 			r.failed(ev, 1, ErrDeliveryTimeout, ErrOutcomeUnknown)
 			r.is(!errors.Is(find[Failed](ev)[0].Err, ErrNotWritten), "says not written")
 			r.none(ev, "second tail read before the backoff", len(find[ReadTail](ev)))
 			r.later()
 			r.is(len(find[ReadTail](r.take())) == 1, "tail read not asked again") // 2 is still unresolved
-			r.pr.TailRead(tp0, Tail{HighWatermark: 2, Batches: []TailBatch{{BaseOffset: 1, ProducerID: 1000, Epoch: 3, BaseSequence: 1, Records: 1}}})
+			r.pr.tailRead(tp0, Tail{HighWatermark: 2, Batches: []TailBatch{{BaseOffset: 1, ProducerID: 1000, Epoch: 3, BaseSequence: 1, Records: 1}}})
 			r.delivered(r.take(), "2@1")
 		}},
 		{name: "a failed read with nothing uncertain left moves on", run: func(r *rig) {
 			r.enqueue(tp0, 1, 1)
 			r.send(tp0)
 			r.answer(tp0, 1, CodeOutOfOrderSequenceNumber, NotAppended, -1)
-			r.pr.TailRead(tp0, Tail{Err: errors.New("nope")})
+			r.pr.tailRead(tp0, Tail{Err: errors.New("nope")})
 			r.later()
 			r.sendsAre(r.send(tp0), "1@4/0")
 		}},
 		{name: "a non-retriable code after an unknown outcome with an unreadable log", run: func(r *rig) {
-			r.pr.Enqueue(tp0, 1, 1, deadline(r))
+			r.pr.enqueue(tp0, 1, 1, deadline(r))
 			r.send(tp0)
 			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
 			r.later()
 			r.send(tp0)
 			r.answer(tp0, 1, CodeInvalidRecord, NotAppendedFatal, -1)
 			r.now = r.now.Add(5 * time.Second)
-			r.pr.Tick(r.now)
-			r.pr.TailRead(tp0, Tail{Err: errors.New("nope")})
+			r.pr.tick(r.now)
+			r.pr.tailRead(tp0, Tail{Err: errors.New("nope")})
 			ev := r.take()
 			r.failed(ev, 1, ErrOutcomeUnknown, ErrDeliveryTimeout)
 			var ce *CodeError
@@ -604,14 +605,14 @@ func TestInputsValidatedAndStaleIgnored(t *testing.T) {
 	r.enqueue(tp0, 0, 2)
 	r.failed(r.take(), 2, ErrInvalidBatch)
 	other := TopicPartition{Topic: "x"}
-	r.is(r.pr.Sendable(other, r.now) == nil && r.pr.Pending(other) == 0, "unknown partition")
-	r.pr.Response(other, 1, Response{}, r.now)
-	r.pr.TailRead(other, Tail{})
-	r.pr.Split(other, 1, nil)
-	r.pr.Response(tp0, 1, Response{}, r.now) // not in flight
-	r.pr.Response(tp0, 77, Response{}, r.now)
-	r.pr.TailRead(tp0, Tail{}) // not asked
-	r.pr.Split(tp0, 1, nil)    // not awaiting a split
+	r.is(r.pr.sendable(other, r.now) == nil && r.pr.Pending(other) == 0, "unknown partition")
+	r.pr.respond(other, 1, Response{}, r.now)
+	r.pr.tailRead(other, Tail{})
+	r.pr.split(other, 1, nil)
+	r.pr.respond(tp0, 1, Response{}, r.now) // not in flight
+	r.pr.respond(tp0, 77, Response{}, r.now)
+	r.pr.tailRead(tp0, Tail{}) // not asked
+	r.pr.split(tp0, 1, nil)    // not awaiting a split
 	r.sendsAre(r.send(tp0), "1@3/0")
 	r.ok(tp0, 1, 0)
 	r.ok(tp0, 1, 0) // repeated
@@ -626,18 +627,18 @@ func TestInputsValidatedAndStaleIgnored(t *testing.T) {
 
 func TestNoIdentityHolds(t *testing.T) {
 	pr := New(Config{RetryBackoff: -1})
-	pr.LeaderChanged(tp0, 1, 0)
-	pr.Enqueue(tp0, 1, 1, time.Time{})
-	if s := pr.Sendable(tp0, time.Unix(1, 0)); s != nil {
+	pr.leaderChanged(tp0, 1, 0)
+	pr.enqueue(tp0, 1, 1, time.Time{})
+	if s := pr.sendable(tp0, time.Unix(1, 0)); s != nil {
 		t.Fatalf("sent without identity: %v", s)
 	}
-	pr.SetIdentity(5, 0)
-	if s := pr.Sendable(tp0, time.Unix(1, 0)); len(s) != 1 || s[0].ProducerID != 5 {
+	pr.setIdentity(5, 0)
+	if s := pr.sendable(tp0, time.Unix(1, 0)); len(s) != 1 || s[0].ProducerID != 5 {
 		t.Fatalf("sends %v", s)
 	}
 	// No backoff configured: a retriable error resends at once.
-	pr.Response(tp0, 1, Response{Code: CodeNotEnoughReplicas}, time.Unix(1, 0))
-	if s := pr.Sendable(tp0, time.Unix(1, 0)); len(s) != 1 {
+	pr.respond(tp0, 1, Response{Code: CodeNotEnoughReplicas}, time.Unix(1, 0))
+	if s := pr.sendable(tp0, time.Unix(1, 0)); len(s) != 1 {
 		t.Fatalf("not resent at once: %v", s)
 	}
 }
@@ -648,8 +649,8 @@ func TestSplitRejectsBadParts(t *testing.T) {
 	r.send(tp0)
 	r.answer(tp0, 1, CodeMessageTooLarge, NotAppended, -1)
 	r.answer(tp0, 2, CodeOutOfOrderSequenceNumber, NotAppended, -1)
-	r.is(r.pr.Split(tp0, 1, []Part{{ID: 2, Records: 1}, {ID: 3, Records: 0}, {ID: 4, Records: 4}, {ID: 4, Records: 1}}), "split refused")
-	r.is(!r.pr.Split(tp0, 1, nil), "split twice")
+	r.is(r.pr.split(tp0, 1, []Part{{ID: 2, Records: 1}, {ID: 3, Records: 0}, {ID: 4, Records: 4}, {ID: 4, Records: 1}}), "split refused")
+	r.is(!r.pr.split(tp0, 1, nil), "split twice")
 	ev := r.take()
 	r.failed(ev, 3, ErrInvalidBatch)
 	r.is(len(find[Failed](ev)) == 3, "failures %v", ev)
@@ -659,15 +660,15 @@ func TestSplitRejectsBadParts(t *testing.T) {
 
 func TestSplitAfterDeadline(t *testing.T) {
 	r := newRig(t, Config{})
-	r.pr.Enqueue(tp0, 1, 4, r.now.Add(time.Second))
+	r.pr.enqueue(tp0, 1, 4, r.now.Add(time.Second))
 	r.send(tp0)
 	r.answer(tp0, 1, CodeMessageTooLarge, NotAppended, -1)
 	r.now = r.now.Add(2 * time.Second)
-	r.pr.Tick(r.now)
+	r.pr.tick(r.now)
 	ev := r.take()
 	r.none(ev, "failure before the split", len(find[Failed](ev)))
-	r.is(r.pr.Split(tp0, 1, []Part{{ID: 2, Records: 2}, {ID: 3, Records: 2}}), "split refused")
-	r.pr.Tick(r.now)
+	r.is(r.pr.split(tp0, 1, []Part{{ID: 2, Records: 2}, {ID: 3, Records: 2}}), "split refused")
+	r.pr.tick(r.now)
 	ev = r.take()
 	r.failed(ev, 2, ErrDeliveryTimeout, ErrNotWritten)
 	r.failed(ev, 3, ErrDeliveryTimeout, ErrNotWritten)
@@ -677,20 +678,20 @@ func TestSplitAfterDeadline(t *testing.T) {
 func TestNotIdempotent(t *testing.T) {
 	pr := New(Config{RetryBackoff: -1})
 	now := time.Unix(1, 0)
-	pr.SetIdentity(-1, -1)
-	pr.LeaderChanged(tp0, 1, 0)
-	pr.Enqueue(tp0, 1, 2, time.Time{})
-	pr.Enqueue(tp0, 2, 2, time.Time{})
-	s := pr.Sendable(tp0, now)
+	pr.setIdentity(-1, -1)
+	pr.leaderChanged(tp0, 1, 0)
+	pr.enqueue(tp0, 1, 2, time.Time{})
+	pr.enqueue(tp0, 2, 2, time.Time{})
+	s := pr.sendable(tp0, now)
 	if len(s) != 1 || s[0].ProducerID != -1 || s[0].Epoch != -1 || s[0].BaseSequence != -1 {
 		t.Fatalf("sends %+v", s)
 	}
-	pr.Response(tp0, 1, Response{Code: CodeTopicAuthorizationFailed, Class: NotAppendedFatal}, now)
-	s = pr.Sendable(tp0, now)
+	pr.respond(tp0, 1, Response{Code: CodeTopicAuthorizationFailed, Class: NotAppendedFatal}, now)
+	s = pr.sendable(tp0, now)
 	if len(s) != 1 || s[0].ID != 2 || s[0].Epoch != -1 || s[0].BaseSequence != -1 {
 		t.Fatalf("sends after a failure %+v", s)
 	}
-	for _, e := range pr.Events() {
+	for _, e := range pr.takeEvents() {
 		if _, ok := e.(EpochBumped); ok {
 			t.Fatalf("bumped without idempotence: %v", e)
 		}
@@ -706,7 +707,7 @@ func TestRuleNotLeaderAfterAppend(t *testing.T) {
 	r.enqueue(tp0, 3, 1)
 	r.sendsAre(r.send(tp0), "1@3/0")
 	r.answer(tp0, 1, CodeNotLeaderOrFollower, MaybeAppended, -1)
-	r.pr.LeaderChanged(tp0, 2, 8)
+	r.pr.leaderChanged(tp0, 2, 8)
 	r.later()
 	r.sendsAre(r.send(tp0), "1@3/0")
 	r.answer(tp0, 1, CodeInvalidProducerEpoch, NotAppended, -1)
@@ -714,7 +715,7 @@ func TestRuleNotLeaderAfterAppend(t *testing.T) {
 	rt := find[ReadTail](ev)
 	r.is(len(rt) == 1, "a stale epoch on a maybe-appended batch reads the log first: %v", ev)
 	// The log holds the batch from the first attempt: delivered there, not resent.
-	r.pr.TailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 3, Batches: []TailBatch{
+	r.pr.tailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 3, Batches: []TailBatch{
 		{BaseOffset: 0, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 3}}})
 	r.delivered(r.take(), "1@0")
 	r.later()

@@ -9,7 +9,7 @@ import "time"
 // one batch already in flight after an error, batches still in flight to a
 // previous leader, draining for a tail read or an epoch change, or waiting
 // for a Split.
-func (pr *Producer) Sendable(tp TopicPartition, now time.Time) []Send {
+func (pr *Producer) sendable(tp TopicPartition, now time.Time) []Send {
 	p := pr.parts[tp]
 	if p == nil {
 		return nil

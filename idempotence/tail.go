@@ -1,6 +1,9 @@
 package idempotence
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // tailKey identifies a batch written by an idempotent producer.
 type tailKey struct {
@@ -16,7 +19,7 @@ type tailKey struct {
 // from the log are reported as DataLoss, unless the log start moved past
 // them (retention). A failed read fails the expired unknown-outcome batches
 // with ErrOutcomeUnknown and asks again after the backoff.
-func (pr *Producer) TailRead(tp TopicPartition, t Tail) {
+func (pr *Producer) tailRead(tp TopicPartition, t Tail) {
 	p := pr.parts[tp]
 	if p == nil || !p.reading {
 		return
@@ -161,7 +164,13 @@ func (pr *Producer) checkLoss(p *partition, t Tail) bool {
 // No parts fails the batch with MESSAGE_TOO_LARGE (not written). It must be
 // called for every NeedSplit (the partition holds until then) and reports
 // false if id was not awaiting a split (nothing changed).
-func (pr *Producer) Split(tp TopicPartition, id BatchID, parts []Part) bool {
+func (pr *Producer) split(tp TopicPartition, id BatchID, parts []Part) bool {
+	return pr.splitWith(tp, id, parts, nil)
+}
+
+// splitWith is split with the reason a batch could not be split (joined to
+// its failure when parts is empty).
+func (pr *Producer) splitWith(tp TopicPartition, id BatchID, parts []Part, why error) bool {
 	p := pr.parts[tp]
 	if p == nil {
 		return false
@@ -171,7 +180,11 @@ func (pr *Producer) Split(tp TopicPartition, id BatchID, parts []Part) bool {
 		return false
 	}
 	if len(parts) == 0 {
-		pr.fail(p, b, &CodeError{Code: CodeMessageTooLarge, Err: ErrNotWritten})
+		var err error = &CodeError{Code: CodeMessageTooLarge, Err: ErrNotWritten}
+		if why != nil {
+			err = fmt.Errorf("%w: %w", err, why)
+		}
+		pr.fail(p, b, err)
 		pr.settle(p)
 		return true
 	}

@@ -98,19 +98,19 @@ func newWorld(fatalf func(string, ...any), cfg Config, epochPerPID bool, perTP [
 		errSince:  map[TopicPartition]bool{},
 		lastDeliv: map[TopicPartition]float64{}, nextPID: 8, nextID: 10000, leaderEpoch: map[TopicPartition]int32{},
 	}
-	w.pr.SetIdentity(7, startEpoch)
+	w.pr.setIdentity(7, startEpoch)
 	id := BatchID(1)
 	for i, n := range perTP {
 		tp := TopicPartition{Topic: "t", Partition: int32(i)}
 		w.tps = append(w.tps, tp)
 		w.seqKey[tp] = map[numbering]int32{}
 		w.lastDeliv[tp] = -1
-		w.pr.LeaderChanged(tp, 1, 0)
+		w.pr.leaderChanged(tp, 1, 0)
 		for j := 0; j < n; j++ {
 			recs := int32(1 + (j+i)%3)
 			w.wb[id] = &wbatch{tp: tp, idx: float64(j), width: 1, records: recs, offset: -2}
 			w.ids = append(w.ids, id)
-			w.pr.Enqueue(tp, id, recs, time.Time{})
+			w.pr.enqueue(tp, id, recs, time.Time{})
 			id++
 		}
 	}
@@ -151,7 +151,7 @@ func (w *world) step(i int, f fault) {
 	}
 	if f == fMove {
 		w.leaderEpoch[tp]++
-		w.pr.LeaderChanged(tp, 1+w.leaderEpoch[tp]%3, w.leaderEpoch[tp])
+		w.pr.leaderChanged(tp, 1+w.leaderEpoch[tp]%3, w.leaderEpoch[tp])
 	}
 	if f == fTruncate {
 		if id, ok := w.m.truncate(tp); ok {
@@ -198,7 +198,7 @@ func (w *world) step(i int, f fault) {
 			}
 		}
 	}
-	w.pr.Response(tp, r.send.ID, resp, w.now)
+	w.pr.respond(tp, r.send.ID, resp, w.now)
 	w.pump()
 	w.checkCounters()
 }
@@ -231,14 +231,14 @@ func (w *world) pump() {
 		if round > 1000 {
 			w.fail("pump does not settle")
 		}
-		w.pr.Tick(w.now)
-		ev := w.pr.Events()
+		w.pr.tick(w.now)
+		ev := w.pr.takeEvents()
 		for _, e := range ev {
 			w.event(e)
 		}
 		sent := 0
 		for _, tp := range w.tps {
-			for _, s := range w.pr.Sendable(tp, w.now) {
+			for _, s := range w.pr.sendable(tp, w.now) {
 				w.sent(tp, s)
 				sent++
 			}
@@ -312,15 +312,15 @@ func (w *world) event(e Event) {
 		if w.tailErrs > 0 {
 			w.tailErrs--
 			w.sawTailErr = true
-			w.pr.TailRead(e.TP, Tail{Err: errors.New("fetch failed")})
+			w.pr.tailRead(e.TP, Tail{Err: errors.New("fetch failed")})
 			return
 		}
-		w.pr.TailRead(e.TP, w.m.tail(e.TP, e.FromOffset))
+		w.pr.tailRead(e.TP, w.m.tail(e.TP, e.FromOffset))
 	case RefreshMetadata:
-		w.pr.LeaderChanged(e.TP, 1+w.leaderEpoch[e.TP]%3, w.leaderEpoch[e.TP])
+		w.pr.leaderChanged(e.TP, 1+w.leaderEpoch[e.TP]%3, w.leaderEpoch[e.TP])
 	case NeedProducerID:
 		w.logf("new producer id %d", w.nextPID)
-		w.pr.SetIdentity(w.nextPID, 0)
+		w.pr.setIdentity(w.nextPID, 0)
 		w.nextPID++
 	case EpochBumped:
 		w.logf("bumped %v to %d/%d", e.TP, e.ProducerID, e.Epoch)
@@ -338,7 +338,7 @@ func (w *world) event(e Event) {
 		w.logf("split %d", e.ID)
 		if b.records < 2 {
 			w.sawFatal = true // fails as too large
-			w.pr.Split(e.TP, e.ID, nil)
+			w.pr.split(e.TP, e.ID, nil)
 			return
 		}
 		b.replaced = true
@@ -350,10 +350,9 @@ func (w *world) event(e Event) {
 			w.ids = append(w.ids, w.nextID)
 			parts = append(parts, Part{ID: w.nextID, Records: n})
 		}
-		if !w.pr.Split(e.TP, e.ID, parts) {
+		if !w.pr.split(e.TP, e.ID, parts) {
 			w.fail("split of %d refused: %s", e.ID, w.dump())
 		}
-	case Wake:
 	default:
 		w.fail("unexpected event %T", e)
 	}

@@ -1,0 +1,253 @@
+package client
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/rollsafe/rollsafe/batching"
+	"github.com/rollsafe/rollsafe/idempotence"
+)
+
+// loop is the one goroutine that owns the idempotence machine and every
+// batch the producer holds (the shape of etcd raft's node.run). Everything
+// that happens — a batch closed, a response, a log read, new metadata, a
+// producer id, a timer, Close — arrives as an input on its inbox; the loop
+// steps the machine with it and carries out what the machine made ready:
+// writes go to the per-broker senders, outcomes to the callback queue. No
+// lock guards the machine: only this goroutine touches it.
+type loop struct {
+	p    *Producer
+	idem *idempotence.Producer
+
+	in inbox
+
+	batches map[idempotence.BatchID]*batchState
+	nextID  idempotence.BatchID
+	known   map[idempotence.TopicPartition]bool // partitions the machine has heard of
+	senders map[int32]*sender
+	initing bool // an InitProducerId is under way
+	closed  bool
+
+	later  []idempotence.Input // follow-up inputs produced while acting on Ready
+	timer  *time.Timer
+	exited chan struct{}
+}
+
+// batchState is one closed batch the loop owns until it is resolved.
+type batchState struct {
+	b    *batching.Batch
+	sent bool // written at least once (for the BatchSent hook's retry flag)
+}
+
+// inbox is the loop's unbounded input queue: posting never blocks, so no
+// goroutine (a connection's reader, a batching worker) ever waits on the
+// loop.
+type inbox struct {
+	mu     sync.Mutex
+	items  []any
+	spare  []any
+	signal chan struct{}
+}
+
+func (q *inbox) post(x any) {
+	q.mu.Lock()
+	q.items = append(q.items, x)
+	q.mu.Unlock()
+	select {
+	case q.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (q *inbox) take() []any {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	items := q.items
+	q.items = q.spare[:0]
+	q.spare = nil
+	return items
+}
+
+func (q *inbox) recycle(items []any) {
+	clear(items)
+	q.mu.Lock()
+	if q.spare == nil {
+		q.spare = items[:0]
+	}
+	q.mu.Unlock()
+}
+
+// The loop's inputs besides idempotence.Input values, which are stepped as
+// they are.
+type (
+	// batchIn: the accumulator closed a batch.
+	batchIn struct{ b *batching.Batch }
+	// answersIn: a produce request was answered (or failed), one response
+	// per batch of the request.
+	answersIn struct {
+		round []outgoing
+		resps []idempotence.Response
+		hints []leaderHint
+	}
+	// metadataIn: metadata was refreshed; partitions look up their leaders.
+	metadataIn struct{}
+	// closeIn: Close was called and the accumulator is closed.
+	closeIn struct{}
+)
+
+func newLoop(p *Producer, idem *idempotence.Producer) *loop {
+	return &loop{
+		p:       p,
+		idem:    idem,
+		in:      inbox{signal: make(chan struct{}, 1)},
+		batches: make(map[idempotence.BatchID]*batchState),
+		known:   make(map[idempotence.TopicPartition]bool),
+		senders: make(map[int32]*sender),
+		exited:  make(chan struct{}),
+	}
+}
+
+// run is the loop. It returns after Close has been applied.
+func (l *loop) run() {
+	defer close(l.exited)
+	l.timer = time.NewTimer(time.Hour)
+	l.timer.Stop()
+	defer l.timer.Stop()
+	for {
+		select {
+		case <-l.in.signal:
+		case <-l.timer.C:
+			l.step(idempotence.Tick{})
+		}
+		items := l.in.take()
+		for _, x := range items {
+			l.apply(x)
+		}
+		l.in.recycle(items)
+		l.act()
+		if l.closed {
+			l.shutdown()
+			return
+		}
+		l.arm()
+	}
+}
+
+// apply feeds one input to the machine.
+func (l *loop) apply(x any) {
+	switch v := x.(type) {
+	case batchIn:
+		l.newBatch(v.b)
+	case answersIn:
+		l.answers(v)
+	case metadataIn:
+		l.leaders(nil)
+	case identityIn:
+		l.identity(v)
+	case closeIn:
+		l.closed = true
+		l.step(idempotence.Close{})
+	case idempotence.Input:
+		l.step(v)
+	}
+}
+
+func (l *loop) step(in idempotence.Input) { l.idem.Step(in, time.Now()) }
+
+// newBatch hands a closed batch to the machine, telling it the partition's
+// leader the first time the partition is seen.
+func (l *loop) newBatch(b *batching.Batch) {
+	tp := idempotence.TopicPartition{Topic: b.TP.Topic, Partition: b.TP.Partition}
+	if !l.known[tp] {
+		l.known[tp] = true
+		l.p.topicSeen(tp.Topic)
+		l.leaders([]idempotence.TopicPartition{tp})
+	}
+	l.nextID++
+	l.batches[l.nextID] = &batchState{b: b}
+	l.step(idempotence.NewBatch{TP: tp, ID: l.nextID, Records: int32(b.Records), Deadline: time.Now().Add(l.p.cfg.deliveryTimeout)})
+}
+
+// leaders tells the machine the leaders metadata knows for tps (nil: every
+// known partition). A partition whose leader is not known yet is told -1:
+// it holds and asks for metadata.
+func (l *loop) leaders(tps []idempotence.TopicPartition) {
+	if tps == nil {
+		for tp := range l.known {
+			tps = append(tps, tp)
+		}
+		slices.SortFunc(tps, compareTP)
+	}
+	for _, tp := range tps {
+		leader, epoch, err := l.p.meta.Leader(tp.Topic, tp.Partition)
+		if err != nil {
+			leader, epoch = -1, -1
+		}
+		l.step(idempotence.LeaderChanged{TP: tp, Broker: leader, LeaderEpoch: epoch})
+	}
+}
+
+func compareTP(a, b idempotence.TopicPartition) int {
+	if a.Topic != b.Topic {
+		if a.Topic < b.Topic {
+			return -1
+		}
+		return 1
+	}
+	return int(a.Partition) - int(b.Partition)
+}
+
+// answers feeds a request's responses to the machine, then moves partitions
+// to the leaders the broker named (KIP-951) without waiting for metadata.
+func (l *loop) answers(a answersIn) {
+	for i, o := range a.round {
+		l.step(idempotence.Answer{TP: o.tp, ID: o.id, Response: a.resps[i]})
+	}
+	for _, h := range a.hints {
+		if _, known := l.p.meta.Broker(h.leader); known {
+			l.step(idempotence.LeaderChanged{TP: h.tp, Broker: h.leader, LeaderEpoch: h.epoch})
+		}
+	}
+}
+
+// act carries out everything the machine made ready, stepping the follow-up
+// inputs (splits) until nothing is left.
+func (l *loop) act() {
+	for {
+		rd := l.idem.Ready()
+		if rd.Empty() {
+			return
+		}
+		for _, ev := range rd.Events {
+			l.event(ev)
+		}
+		l.dispatch(rd.Sends)
+		l.idem.Advance()
+		for len(l.later) > 0 {
+			in := l.later[0]
+			l.later = l.later[1:]
+			l.step(in)
+		}
+	}
+}
+
+// arm sets the timer to the machine's next deadline or backoff.
+func (l *loop) arm() {
+	l.timer.Stop()
+	if t, ok := l.idem.NextWake(); ok {
+		l.timer.Reset(max(time.Until(t), 0))
+	}
+}
+
+// shutdown stops every sender once Close has been applied (the machine
+// has finished every batch by then).
+func (l *loop) shutdown() {
+	for _, s := range l.senders {
+		s.stop()
+	}
+}
+
+// batchReady receives each closed, compressed batch from the accumulator
+// (in order per partition, on a batching worker) and posts it to the loop.
+func (p *Producer) batchReady(b *batching.Batch) { p.loop.in.post(batchIn{b}) }

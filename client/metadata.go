@@ -1,0 +1,77 @@
+package client
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+)
+
+// topicSet is the set of topics the producer writes to, which every
+// metadata refresh asks for. The loop adds to it; the metadata loop reads it.
+type topicSet struct {
+	mu    sync.Mutex
+	names []string
+}
+
+func (s *topicSet) add(topic string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !slices.Contains(s.names, topic) {
+		s.names = append(s.names, topic)
+	}
+}
+
+func (s *topicSet) list() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.names)
+}
+
+// topicSeen records that the producer writes to topic.
+func (p *Producer) topicSeen(topic string) { p.topics.add(topic) }
+
+// kickMetadata asks the metadata loop for a refresh (coalesced).
+func (p *Producer) kickMetadata() {
+	select {
+	case p.metaKick <- struct{}{}:
+	default:
+	}
+}
+
+// metadataLoop refreshes metadata when kicked and every MetadataMaxAge, and
+// tells the loop, which moves partitions to their leaders. A failed refresh
+// is retried after a pause that grows; a kick is served after at most
+// RetryBackoff, so storms of refresh requests coalesce.
+func (p *Producer) metadataLoop() {
+	t := time.NewTicker(p.cfg.metadataMaxAge)
+	defer t.Stop()
+	var retry <-chan time.Time
+	backoff := 100 * time.Millisecond
+	for {
+		select {
+		case <-p.ctx.Done():
+			return
+		case <-t.C:
+		case <-p.metaKick:
+		case <-retry:
+		}
+		retry = nil
+		ctx, cancel := context.WithTimeout(p.ctx, p.cfg.requestTimeout)
+		err := p.meta.Refresh(ctx, p.topics.list()...)
+		cancel()
+		if err != nil {
+			p.log.Debug("rollsafe: metadata refresh failed", "err", err)
+			retry = time.After(backoff)
+			backoff = min(backoff*2, 5*time.Second)
+		} else {
+			backoff = 100 * time.Millisecond
+			p.loop.in.post(metadataIn{})
+		}
+		select {
+		case <-p.ctx.Done():
+			return
+		case <-time.After(p.cfg.retryBackoff):
+		}
+	}
+}

@@ -1,0 +1,188 @@
+package idempotence
+
+import "time"
+
+// Input is one thing that happened to the producer, fed to Step. The set is
+// closed: SetIdentity, NewBatch, LeaderChanged, Answer, TailRead,
+// SplitBatch, Tick and Close. Most answer an earlier output: SetIdentity
+// answers NeedProducerID, LeaderChanged answers RefreshMetadata, Answer
+// answers a Send, TailRead answers ReadTail and SplitBatch answers
+// NeedSplit.
+type Input interface{ isInput() }
+
+// SetIdentity installs the producer id and epoch returned by InitProducerId,
+// at start and after NeedProducerID. A negative producer id means a producer
+// without idempotence: Sends then carry producer id, epoch and base sequence
+// -1, epochs are never bumped, and a tail read cannot recognise its batches
+// (delivery is at least once). Partitions adopt it at their next clean
+// boundary (nothing numbered and unacknowledged); a partition waiting for a
+// bump adopts it at once.
+type SetIdentity struct {
+	ProducerID int64
+	Epoch      int16
+}
+
+// NewBatch adds a batch of records to the end of its partition's queue. A
+// batch whose Deadline passes before it is delivered fails with
+// ErrDeliveryTimeout (a zero deadline never passes). The caller assigns ID
+// and keeps it unique for the lifetime of the Producer.
+type NewBatch struct {
+	TP       TopicPartition
+	ID       BatchID
+	Records  int32
+	Deadline time.Time
+}
+
+// LeaderChanged records the partition's leader. After RefreshMetadata it
+// must be fed (even with an unchanged leader) before the partition resends.
+// A leader epoch older than one already known is ignored. When the leader
+// moves while batches are in flight to the old one, the partition sends
+// nothing more until they are answered: batches of one partition are never in
+// flight to two leaders at once. Broker -1 means the partition has no leader
+// now: it holds, and RefreshMetadata is asked again.
+type LeaderChanged struct {
+	TP          TopicPartition
+	Broker      int32
+	LeaderEpoch int32
+}
+
+// Answer is the outcome of one produce attempt of batch ID (one Send). An
+// answer for a batch that is not in flight (stale or repeated) is ignored.
+// Every Send must get exactly one Answer: a failed write or a dropped
+// connection is Code -1 (CodeTransport) with Class MaybeAppended when the
+// request may have reached the broker, NotAppended when it certainly did not.
+type Answer struct {
+	TP       TopicPartition
+	ID       BatchID
+	Response Response
+}
+
+// TailRead hands over the log read asked for by ReadTail (see Tail).
+type TailRead struct {
+	TP   TopicPartition
+	Tail Tail
+}
+
+// SplitBatch answers NeedSplit: it replaces the batch by its parts, in its
+// place. The parts are numbered when first sent and inherit the batch's
+// deadline. No Parts fails the batch with MESSAGE_TOO_LARGE (not written);
+// Err, when set, is the reason it could not be split and is joined to that
+// failure.
+type SplitBatch struct {
+	TP    TopicPartition
+	ID    BatchID
+	Parts []Part
+	Err   error
+}
+
+// Tick passes the time: deadlines expire, backoffs end, failed tail reads are
+// asked again. Feed it at NextWake.
+type Tick struct{}
+
+// Close finishes every unfinished batch: one never written (or only ever
+// refused) fails with ErrClosed and ErrNotWritten, one that may be in the
+// log with ErrClosed and ErrOutcomeUnknown. Nothing is sent afterwards and
+// every later NewBatch fails at once.
+type Close struct{}
+
+func (SetIdentity) isInput()   {}
+func (NewBatch) isInput()      {}
+func (LeaderChanged) isInput() {}
+func (Answer) isInput()        {}
+func (TailRead) isInput()      {}
+func (SplitBatch) isInput()    {}
+func (Tick) isInput()          {}
+func (Close) isInput()         {}
+
+// Ready is what the Producer asks the caller to do, accumulated over the
+// Steps since the last Advance.
+type Ready struct {
+	// Sends are the batches to write now, in order per partition: each
+	// partition's Sends go to Send.Broker on one connection, in this order.
+	Sends []Send
+	// Events are the decisions taken, in order.
+	Events []Event
+}
+
+// Empty reports whether there is nothing to do.
+func (r Ready) Empty() bool { return len(r.Sends) == 0 && len(r.Events) == 0 }
+
+// Step applies one input at time now. Afterwards, Ready says what to do.
+func (pr *Producer) Step(in Input, now time.Time) {
+	pr.observe(now)
+	switch x := in.(type) {
+	case SetIdentity:
+		pr.setIdentity(x.ProducerID, x.Epoch)
+	case NewBatch:
+		pr.enqueue(x.TP, x.ID, x.Records, x.Deadline)
+		if p := pr.parts[x.TP]; p != nil {
+			pr.wake(p)
+			if !p.hasLeader && p.knownEpoch && len(p.batches) == 1 {
+				// Its leader was lost while it was idle: look it up again.
+				pr.emit(RefreshMetadata{TP: x.TP})
+			}
+		}
+	case LeaderChanged:
+		pr.leaderChanged(x.TP, x.Broker, x.LeaderEpoch)
+	case Answer:
+		pr.respond(x.TP, x.ID, x.Response, now)
+	case TailRead:
+		pr.tailRead(x.TP, x.Tail)
+	case SplitBatch:
+		pr.splitWith(x.TP, x.ID, x.Parts, x.Err)
+	case Tick:
+		pr.tick(now)
+	case Close:
+		pr.close()
+	}
+	// Whatever the input, the partitions it concerns are looked at for
+	// something to send: an answer may free a slot, end a drain, or finish
+	// a resolution.
+	switch x := in.(type) {
+	case Answer:
+		pr.wakeTP(x.TP)
+	case TailRead:
+		pr.wakeTP(x.TP)
+	case SetIdentity, Tick:
+		for _, p := range pr.order {
+			pr.wake(p)
+		}
+	}
+	pr.collectSends(now)
+}
+
+func (pr *Producer) wakeTP(tp TopicPartition) {
+	if p := pr.parts[tp]; p != nil {
+		pr.wake(p)
+	}
+}
+
+// collectSends turns the partitions woken by the last input into Sends.
+func (pr *Producer) collectSends(now time.Time) {
+	if len(pr.woken) == 0 {
+		return
+	}
+	for _, p := range pr.order {
+		if !pr.woken[p.tp] {
+			continue
+		}
+		delete(pr.woken, p.tp)
+		pr.sends = append(pr.sends, pr.sendable(p.tp, now)...)
+	}
+	// sendable may settle partitions and wake others (it does not today),
+	// so a second pass is not needed; any partition woken by it stays
+	// marked and is collected at the next Step.
+}
+
+// Ready returns what to do since the last Advance. It changes nothing.
+func (pr *Producer) Ready() Ready {
+	return Ready{Sends: pr.sends, Events: pr.events}
+}
+
+// Advance confirms that everything Ready returned has been acted on.
+func (pr *Producer) Advance() {
+	clear(pr.sends)
+	pr.sends = pr.sends[:0]
+	clear(pr.events)
+	pr.events = pr.events[:0]
+}
