@@ -214,6 +214,8 @@ func TestRandomWalk(t *testing.T) {
 					f = fTooLarge
 				case x == 3:
 					f = fMove
+				case x == 4:
+					f = fLeaderless
 				}
 				faults--
 			}

@@ -136,7 +136,9 @@ func (pr *Producer) leaderChanged(tp TopicPartition, broker int32, leaderEpoch i
 		}
 		return
 	}
-	if p.hasLeader && p.inFlight > 0 && (p.leader != broker || p.leaderEpoch != leaderEpoch) {
+	// p.leader is where the batches in flight went, even while the leader
+	// was unknown in between.
+	if p.inFlight > 0 && (p.leader != broker || p.leaderEpoch != leaderEpoch) {
 		p.drainOld = true
 	}
 	p.hasLeader, p.leader, p.leaderEpoch = true, broker, leaderEpoch

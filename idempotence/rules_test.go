@@ -721,3 +721,25 @@ func TestRuleNotLeaderAfterAppend(t *testing.T) {
 	r.later()
 	r.sendsAre(r.send(tp0))
 }
+
+// A leader lost (metadata shows none) and then found elsewhere while a
+// batch is in flight to the old one: nothing goes to the new leader until
+// the old one has answered, so the partition never has two leaders' worth
+// of batches in flight (they could land out of order).
+func TestLeaderlessThenNewLeaderDrainsOld(t *testing.T) {
+	r := newRig(t, Config{})
+	r.pr.enqueue(tp0, 1, 1, time.Time{})
+	r.sendsAre(r.send(tp0), "1@3/0")
+	r.pr.enqueue(tp0, 2, 1, time.Time{})
+	r.pr.leaderChanged(tp0, -1, -1)
+	r.is(len(find[RefreshMetadata](r.take())) == 1, "no metadata refresh asked for a leaderless partition")
+	r.sendsAre(r.send(tp0))
+	r.pr.leaderChanged(tp0, 2, 8)
+	r.sendsAre(r.send(tp0)) // batch 1 still in flight to broker 1
+	r.ok(tp0, 1, 40)
+	s := r.send(tp0)
+	r.sendsAre(s, "2@3/1")
+	r.is(s[0].Broker == 2 && s[0].LeaderEpoch == 8, "sent to %+v", s[0])
+	r.pr.leaderChanged(tp0, 1, 7) // an older leader epoch: ignored
+	r.is(r.pr.parts[tp0].leader == 2, "older leader epoch applied")
+}

@@ -25,13 +25,14 @@ const (
 	fTimedOut                      // processed, REQUEST_TIMED_OUT
 	fRestart                       // the leader restarts from a snapshot (window shrinks to one batch), then answers
 	numFaults
-	fTruncate // unclean leader election drops the last batch, then answers (random walk only)
-	fFatal    // TOPIC_AUTHORIZATION_FAILED, not processed (random walk only)
-	fTooLarge // MESSAGE_TOO_LARGE, not processed (random walk only)
-	fMove     // a clean leader move announced by metadata, then answers (random walk only)
+	fTruncate   // unclean leader election drops the last batch, then answers (random walk only)
+	fFatal      // TOPIC_AUTHORIZATION_FAILED, not processed (random walk only)
+	fTooLarge   // MESSAGE_TOO_LARGE, not processed (random walk only)
+	fMove       // a clean leader move announced by metadata, then answers (random walk only)
+	fLeaderless // metadata shows no leader, then a new one, then the old leader answers (random walk only)
 )
 
-var faultNames = [...]string{"ok", "not-appended", "unknown-processed", "unknown-dropped", "head-ooo", "unknown-pid", "stale-epoch", "timed-out", "restart", "", "truncate", "fatal", "too-large", "leader-move"}
+var faultNames = [...]string{"ok", "not-appended", "unknown-processed", "unknown-dropped", "head-ooo", "unknown-pid", "stale-epoch", "timed-out", "restart", "", "truncate", "fatal", "too-large", "leader-move", "leaderless"}
 
 func (f fault) String() string { return faultNames[f] }
 
@@ -149,9 +150,14 @@ func (w *world) step(i int, f fault) {
 	if f == fRestart {
 		w.m.restart(tp)
 	}
-	if f == fMove {
+	if f == fMove || f == fLeaderless {
+		if f == fLeaderless {
+			w.pr.leaderChanged(tp, -1, -1)
+			w.pump()
+		}
 		w.leaderEpoch[tp]++
 		w.pr.leaderChanged(tp, 1+w.leaderEpoch[tp]%3, w.leaderEpoch[tp])
+		w.pump()
 	}
 	if f == fTruncate {
 		if id, ok := w.m.truncate(tp); ok {
@@ -160,7 +166,7 @@ func (w *world) step(i int, f fault) {
 		}
 	}
 	switch f {
-	case fOK, fUnknownProcessed, fTimedOut, fRestart, fTruncate, fMove:
+	case fOK, fUnknownProcessed, fTimedOut, fRestart, fTruncate, fMove, fLeaderless:
 		code, base := w.m.produce(tp, r.send, b.records)
 		resp = Response{Code: code, BaseOffset: base, LogStartOffset: 0}
 		if code == CodeNone {
