@@ -218,3 +218,14 @@ func TestHelpListsEveryFlag(t *testing.T) {
 	}
 	require.Contains(t, synopsis, "kcat")
 }
+
+// Bad broker lists are usage errors naming the problem, before anything
+// is read.
+func TestProduceBadBrokerList(t *testing.T) {
+	for _, b := range []string{",", "localhost", "kafka:notaport", "127.0.0.1:9092,"} {
+		var out, errOut bytes.Buffer
+		require.Equal(t, 2, runProduce(context.Background(), []string{"-brokers", b, "-topic", "x"}, strings.NewReader("a\n"), &out, &errOut), b)
+		require.Contains(t, errOut.String(), "Brokers:", b)
+		require.Empty(t, out.String(), b)
+	}
+}
