@@ -289,8 +289,14 @@ func TestOffsetForLeaderEpoch(t *testing.T) {
 	if ps[2].ErrorCode != errFencedLeaderEpoch {
 		t.Errorf("stale current epoch: %+v", ps[2])
 	}
-	// The old leader is no longer one.
-	if f := tc.fetch("t", 0, 0, 0); f.code != errNotLeaderOrFollower {
-		t.Errorf("fetch from old leader: code %d", f.code)
+	// The old leader is no longer one: a fetch without client metadata
+	// (before v11) is refused; v11+ is served from its own log (KIP-392).
+	old := fetchReq("t", 0, 0, 0)
+	old.SetVersion(10)
+	if p := tc.do(old).(*kmsg.FetchResponse).Topics[0].Partitions[0]; p.ErrorCode != errNotLeaderOrFollower {
+		t.Errorf("fetch v10 from old leader: code %d", p.ErrorCode)
+	}
+	if f := tc.fetch("t", 0, 0, 0); f.code != 0 {
+		t.Errorf("fetch v12 from old leader: code %d", f.code)
 	}
 }

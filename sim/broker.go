@@ -162,7 +162,18 @@ func (b *broker) serveConn(ctx context.Context, nc net.Conn, connID uint64) {
 				oc, handled = auth.gate(req)
 			}
 			if !handled {
-				oc = b.handle(ctx, h, req)
+				hctx := ctx
+				if f := b.lateFault(req); f != nil {
+					if f.kind == faultProcessAfterDrop {
+						b.processAfterDrop(ctx, nc, h, req, f, start, connID)
+						return
+					}
+					if !sleepCtx(ctx, f.delay) {
+						return
+					}
+					hctx = context.WithValue(ctx, lateKey{}, f)
+				}
+				oc = b.handle(hctx, h, req)
 			}
 		case h.key == 18 && errors.Is(err, ErrUnsupportedRequest):
 			// KIP-511: answer an unknown ApiVersions version with v0

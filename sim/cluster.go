@@ -55,9 +55,17 @@ type partition struct {
 	leader   int32 // -1 when offline
 	epoch    int32 // leader epoch
 	hw       int64
-	logs     map[int32]*replica
-	paused   map[int32]bool
-	faults   []*fault
+	// epochStart is the leader's log end when it was elected (Kafka's
+	// leader epoch start offset): until the high watermark reaches it,
+	// ListOffsets answers OFFSET_NOT_AVAILABLE.
+	epochStart int64
+	// fetched is each follower's log end as the leader knows it, from the
+	// follower's last fetch; an election forgets it, so a new leader's high
+	// watermark trails until its followers fetch from it.
+	fetched map[int32]int64
+	logs    map[int32]*replica
+	paused  map[int32]bool
+	faults  []*fault
 }
 
 // NewCluster starts the brokers and returns once all of them listen.
@@ -150,7 +158,7 @@ func (c *Cluster) addTopic(ts topicSpec, rot int, rng *rand.Rand) error {
 		t.id[i] = byte(rng.Uint32())
 	}
 	for p := int32(0); p < ts.partitions; p++ {
-		pt := &partition{topic: ts.name, index: p, logs: map[int32]*replica{}, paused: map[int32]bool{}}
+		pt := &partition{topic: ts.name, index: p, logs: map[int32]*replica{}, paused: map[int32]bool{}, fetched: map[int32]int64{}}
 		for j := 0; j < rf; j++ {
 			id := int32((int(p) + rot + j) % c.cfg.brokers)
 			pt.replicas = append(pt.replicas, id)
@@ -301,17 +309,27 @@ func (c *Cluster) Topics() []string {
 func (c *Cluster) isUp(id int32) bool { return c.brokers[id].up }
 
 // updateHWLocked recomputes the high watermark as the smallest log end of
-// the in-sync replicas; it never moves backwards here.
+// the in-sync replicas, as the leader knows them from their fetches; it
+// never moves backwards here.
 func (c *Cluster) updateHWLocked(pt *partition) bool {
 	if pt.leader < 0 {
 		return false
 	}
-	hw := pt.logs[pt.leader].leo
+	lead := pt.logs[pt.leader]
+	hw := lead.leo
 	for _, id := range pt.isr {
-		hw = min(hw, pt.logs[id].leo)
+		if id == pt.leader {
+			continue
+		}
+		leo, ok := pt.fetched[id]
+		if !ok {
+			return false // not fetched from this leader yet
+		}
+		hw = min(hw, leo)
 	}
 	if hw > pt.hw {
 		pt.hw = hw
+		lead.hw = hw
 		return true
 	}
 	return false
@@ -327,6 +345,7 @@ func (c *Cluster) electLocked(pt *partition, to int32) []OffsetRange {
 		pt.isr = append(pt.isr, to)
 	}
 	lead := pt.logs[to]
+	clear(pt.fetched)
 	var lost []OffsetRange
 	for _, id := range pt.replicas {
 		if id == to {
@@ -337,11 +356,13 @@ func (c *Cluster) electLocked(pt *partition, to int32) []OffsetRange {
 			lost = append(lost, got)
 		}
 	}
-	// The ISR keeps only replicas that still hold everything the new
-	// leader has up to the high watermark.
-	if pt.hw > lead.leo {
-		pt.hw = lead.leo
-	}
+	// The new leader starts from its own high watermark, which trails
+	// the old leader's until it learned the last advance; it moves on once
+	// the followers fetch from it. The ISR keeps only replicas that still
+	// hold everything the new leader has up to the high watermark.
+	pt.hw = min(lead.hw, lead.leo)
+	lead.hw = pt.hw
+	pt.epochStart = lead.leo
 	pt.isr = slices.DeleteFunc(pt.isr, func(id int32) bool {
 		return id != to && (!c.isUp(id) || pt.logs[id].leo < pt.hw)
 	})

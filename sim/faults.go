@@ -12,7 +12,14 @@ const (
 	faultError faultKind = iota // answer with an error code
 	faultDrop                   // never answer
 	faultClose                  // close the connection instead of answering
+	// Late faults strike when the broker reads the request, before it is
+	// processed (late.go).
+	faultProcessAfterDrop // drop the connection, process the request later
+	faultHold             // hold the request before processing it
 )
+
+// late reports whether f strikes when the request is read.
+func (f *fault) late() bool { return f.kind == faultProcessAfterDrop || f.kind == faultHold }
 
 // fault strikes the next n produce requests of a partition.
 type fault struct {
@@ -20,6 +27,7 @@ type fault struct {
 	code        int16
 	afterAppend bool
 	n           int
+	delay       time.Duration // late faults
 }
 
 func (f *fault) act() action {
@@ -42,15 +50,25 @@ func (f *fault) String() string {
 		return "drop response " + when
 	case faultClose:
 		return "close connection " + when
+	case faultProcessAfterDrop:
+		return fmt.Sprintf("connection dropped once read, processed %v later", f.delay)
+	case faultHold:
+		return fmt.Sprintf("held %v before processing", f.delay)
 	}
 	return fmt.Sprintf("error %d %s", f.code, when)
 }
 
-// takeFault consumes one strike of the oldest pending fault, if any.
+// takeFault consumes one strike of the oldest pending fault, if any. A
+// late fault at the head waits for the next request read.
 func (pt *partition) takeFault() *fault {
-	if len(pt.faults) == 0 {
+	if len(pt.faults) == 0 || pt.faults[0].late() {
 		return nil
 	}
+	return pt.strike()
+}
+
+// strike consumes one strike of the oldest pending fault.
+func (pt *partition) strike() *fault {
 	f := pt.faults[0]
 	f.n--
 	if f.n <= 0 {

@@ -10,9 +10,15 @@ import (
 // maxFetchWait bounds how long a fetch is held, whatever it asks.
 const maxFetchWait = 30 * time.Second
 
-// fetch serves the leader's log up to the high watermark, whole batches as
+// fetch serves a replica's log up to its high watermark, whole batches as
 // stored, holding the request until MinBytes are available, MaxWaitMillis
 // pass or a partition has an error. No fetch sessions are created.
+//
+// As in Kafka, a consumer fetch v11+ (which carries KIP-392 client
+// metadata) is served by any replica, a follower or a deposed leader
+// answering from its own log up to its own high watermark, which trails the
+// leader's; older versions are served by the leader only. The leader never
+// redirects to a preferred read replica (no replica.selector.class).
 func (b *broker) fetch(ctx context.Context, r *kmsg.FetchRequest) kmsg.Response {
 	c := b.c
 	wait := min(time.Duration(max(r.MaxWaitMillis, 0))*time.Millisecond, maxFetchWait)
@@ -47,19 +53,24 @@ func (b *broker) fetchLocked(r *kmsg.FetchRequest) (resp *kmsg.FetchResponse, by
 			if r.Version >= 9 {
 				cur = rp.CurrentLeaderEpoch
 			}
-			pt, code := b.leaderCheckLocked(rt.Topic, rp.Partition, cur)
+			leaderOnly := r.Version < 11 || r.ReplicaID >= 0 || c.cfg.sink
+			pt, code := b.replicaCheckLocked(rt.Topic, rp.Partition, cur, leaderOnly)
 			if code == errNone {
-				lead := pt.logs[pt.leader]
-				fp.HighWatermark, fp.LastStableOffset, fp.LogStartOffset = pt.hw, pt.hw, lead.start
+				rep := pt.logs[b.id]
+				hw := rep.hw
+				if pt.leader == b.id {
+					hw = pt.hw
+				}
+				fp.HighWatermark, fp.LastStableOffset, fp.LogStartOffset = hw, hw, rep.start
 				if c.cfg.sink {
 					fp.HighWatermark, fp.LastStableOffset = c.sinkLEOs[tp{rt.Topic, rp.Partition}], c.sinkLEOs[tp{rt.Topic, rp.Partition}]
-				} else if rp.FetchOffset < lead.start || rp.FetchOffset > lead.leo {
+				} else if rp.FetchOffset < rep.start || rp.FetchOffset > rep.leo {
 					code = errOffsetOutOfRange
 				} else {
 					limit := min(int(rp.PartitionMaxBytes), budget)
-					for i := lead.find(rp.FetchOffset); i < len(lead.entries); i++ {
-						e := lead.entries[i]
-						if e.end() > pt.hw {
+					for i := rep.find(rp.FetchOffset); i < len(rep.entries); i++ {
+						e := rep.entries[i]
+						if e.end() > hw {
 							break
 						}
 						// KIP-74: the first batch goes out even if larger

@@ -35,6 +35,11 @@ func (b *broker) listOffsets(r *kmsg.ListOffsetsRequest) kmsg.Response {
 				cur = rp.CurrentLeaderEpoch
 			}
 			pt, code := b.leaderCheckLocked(rt.Topic, rp.Partition, cur)
+			if code == errNone && r.Version >= 2 && pt.epochStart > pt.hw {
+				// A leader just elected whose high watermark has not
+				// reached its epoch's start offset (Kafka 2.3+, KIP-207).
+				code = errOffsetNotAvailable
+			}
 			op.ErrorCode = code
 			if code == errNone {
 				lead := pt.logs[pt.leader]

@@ -57,6 +57,7 @@ func (b *broker) produce(ctx context.Context, r *kmsg.ProduceRequest) outcome {
 	if ctx.Err() != nil {
 		act = actClose
 	}
+	late := lateFaultOf(ctx)
 	recs := make([]ProduceRecord, len(results))
 	for i, res := range results {
 		res.rec.ErrorCode = res.rp.ErrorCode
@@ -64,6 +65,14 @@ func (b *broker) produce(ctx context.Context, r *kmsg.ProduceRequest) outcome {
 			res.rec.Offset = res.rp.BaseOffset
 		}
 		res.rec.Outcome = act.String()
+		if late != nil {
+			if res.rec.Fault == "" {
+				res.rec.Fault = late.String()
+			}
+			if late.kind == faultProcessAfterDrop {
+				res.rec.Outcome = "lost: connection dropped before processing"
+			}
+		}
 		recs[i] = res.rec
 	}
 	c.rec.produce(recs...)

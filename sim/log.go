@@ -36,7 +36,11 @@ type replica struct {
 	entries []*entry
 	start   int64 // log start offset
 	leo     int64 // log end offset
-	pstate  producerTable
+	// hw is this replica's own high watermark: the partition's on the
+	// leader; on a follower, the leader's as of its last fetch (capped by
+	// its log end), which is what it serves reads up to.
+	hw     int64
+	pstate producerTable
 }
 
 func newReplica(broker int32) *replica {
@@ -74,6 +78,7 @@ func (r *replica) truncate(i int) OffsetRange {
 	clear(r.entries[i:])
 	r.entries = r.entries[:i]
 	r.leo = lost.From
+	r.hw = min(r.hw, r.leo)
 	r.rebuild(false)
 	return lost
 }

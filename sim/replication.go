@@ -77,12 +77,26 @@ func (c *Cluster) replicateLocked(b *broker, now time.Time) time.Time {
 				r.append(e)
 				changed = true
 			}
+			// A fetch: the leader learns the follower's log end; the
+			// follower learns the high watermark as it was before this
+			// fetch could move it (it sees the advance on its next one).
+			if hw := min(pt.hw, r.leo); hw != r.hw {
+				r.hw = hw
+				changed = true
+			}
+			if pt.fetched[b.id] != r.leo {
+				changed = true
+			}
+			pt.fetched[b.id] = r.leo
 			if !slices.Contains(pt.isr, b.id) && r.leo >= pt.hw {
 				pt.isr = append(pt.isr, b.id)
 				changed = true
 			}
 			if c.updateHWLocked(pt) {
+				// This fetch moved the high watermark: the follower
+				// learns it on its next fetch, right away.
 				changed = true
+				next = now
 			}
 		}
 	}
