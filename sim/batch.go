@@ -47,7 +47,9 @@ func addSeq(seq, n int32) int32 {
 // request: exactly one magic-2 batch with a correct CRC-32C whose records
 // decompress within limit and parse, with offset deltas 0..n-1. Errors are
 // *BatchError carrying the code Kafka answers with.
-func parseProduceBatch(raw []byte, maxBatch, maxDecompressed int) (batchHeader, error) {
+//
+// With keyed (a compacted topic) every record must have a key.
+func parseProduceBatch(raw []byte, maxBatch, maxDecompressed int, keyed bool) (batchHeader, error) {
 	var h batchHeader
 	if len(raw) < recordBatchHeaderLen {
 		return h, batchErr(errCorruptMessage, "record batch of %d bytes is shorter than its header", len(raw))
@@ -97,7 +99,7 @@ func parseProduceBatch(raw []byte, maxBatch, maxDecompressed int) (batchHeader, 
 			return h, batchErr(code, "records: %v", err)
 		}
 	}
-	if err := checkRecords(recs, b.NumRecords); err != nil {
+	if err := checkRecords(recs, b.NumRecords, keyed); err != nil {
 		return h, err
 	}
 	h = batchHeader{
@@ -115,10 +117,13 @@ func parseProduceBatch(raw []byte, maxBatch, maxDecompressed int) (batchHeader, 
 
 // checkRecords parses n varint-length-prefixed records and checks that they
 // fill recs exactly and number their offset deltas 0..n-1.
-func checkRecords(recs []byte, n int32) error {
+func checkRecords(recs []byte, n int32, keyed bool) error {
 	_, err := eachRecord(recs, n, func(i int32, r *kmsg.Record) error {
 		if r.OffsetDelta != i {
 			return batchErr(errInvalidRecord, "record %d has offset delta %d", i, r.OffsetDelta)
+		}
+		if keyed && r.Key == nil {
+			return batchErr(errInvalidRecord, "compacted topic cannot accept a record without key (record %d)", i)
 		}
 		return nil
 	})

@@ -94,7 +94,7 @@ func (b *broker) producePartition(res *produceResult, topic string, p int32, raw
 		fail(errInvalidRequiredAcks, "")
 		return
 	}
-	h, perr := parseProduceBatch(raw, c.cfg.maxBatchBytes, c.cfg.maxDecompressed)
+	h, perr := parseProduceBatch(raw, c.cfg.maxBatchBytes, c.cfg.maxDecompressed, c.cfg.compacted[topic])
 	if perr == nil {
 		res.rec.ProducerID, res.rec.ProducerEpoch = h.producerID, h.producerEpoch
 		res.rec.BaseSequence, res.rec.NumRecords = h.baseSequence, h.numRecords

@@ -29,9 +29,10 @@ type config struct {
 	recorderLimit      int
 	maxBatchBytes      int
 	maxDecompressed    int
-	noDescribe         bool      // WithoutDescribeProducers
-	initEpoch          int16     // ProducerEpochStart
-	sec                secConfig // TLS, SASL, SessionLifetime
+	noDescribe         bool            // WithoutDescribeProducers
+	compacted          map[string]bool // CompactTopic
+	initEpoch          int16           // ProducerEpochStart
+	sec                secConfig       // TLS, SASL, SessionLifetime
 }
 
 func defaultConfig() config {

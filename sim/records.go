@@ -15,12 +15,16 @@ type Batch struct {
 	ProducerEpoch int16
 	BaseSequence  int32
 	Codec         compress.Codec
-	Records       []Record
-	Raw           []byte // the stored bytes, as Fetch returns them
+	// LastOffsetDelta is the batch's last offset minus its base: one less
+	// than its record count, except in a batch compaction thinned out.
+	LastOffsetDelta int32
+	Records         []Record
+	Raw             []byte // the stored bytes, as Fetch returns them
 }
 
-// LastOffset is the offset of the batch's last record.
-func (b *Batch) LastOffset() int64 { return b.BaseOffset + int64(len(b.Records)) - 1 }
+// LastOffset is the last offset the batch covers (its last record's, or
+// for a batch compaction thinned out, that of the last record it had).
+func (b *Batch) LastOffset() int64 { return b.BaseOffset + int64(b.LastOffsetDelta) }
 
 // Record is one record of a Batch.
 type Record struct {
@@ -89,7 +93,7 @@ func decodeEntry(e *entry, limit int) (Batch, error) {
 	b := Batch{
 		BaseOffset: e.base, LeaderEpoch: e.leaderEpoch, ProducerID: e.h.producerID,
 		ProducerEpoch: e.h.producerEpoch, BaseSequence: e.h.baseSequence,
-		Codec: compress.Codec(rb.Attributes & 0x07), Raw: e.raw,
+		Codec: compress.Codec(rb.Attributes & 0x07), LastOffsetDelta: rb.LastOffsetDelta, Raw: e.raw,
 	}
 	recs := rb.Records
 	if b.Codec != compress.None {
