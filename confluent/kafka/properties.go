@@ -266,7 +266,7 @@ var properties = []property{
 		case "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512":
 			s.saslMechanism = m
 		default:
-			return invalid(n, str, "rollsafe supports PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 (not GSSAPI or OAUTHBEARER)")
+			return unsupported(fmt.Sprintf("Invalid value %q for configuration property %q: rollsafe supports PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 (not GSSAPI or OAUTHBEARER)", str, n))
 		}
 		s.saslSet = append(s.saslSet, n)
 		return nil
@@ -433,7 +433,7 @@ func readConfig(conf *ConfigMap) (settings, error) {
 		for i, u := range unknown {
 			q[i] = strconv.Quote(u)
 		}
-		return s, configError(fmt.Sprintf("No such configuration property: %s (not supported by rollsafe's confluent-kafka-go producer; the package documentation lists the supported ones)", strings.Join(q, ", ")))
+		return s, unsupported(fmt.Sprintf("No such configuration property: %s (not supported by rollsafe's confluent-kafka-go producer; the package documentation lists the supported ones)", strings.Join(q, ", ")))
 	}
 	return s, s.check()
 }
@@ -456,16 +456,16 @@ func (s *settings) check() error {
 	tls := s.security == "ssl" || s.security == "sasl_ssl"
 	sasl := s.security == "sasl_plaintext" || s.security == "sasl_ssl"
 	if !tls && len(s.sslSet) > 0 {
-		return configError(fmt.Sprintf("%q is set but \"security.protocol\" is %s (no TLS): it would do nothing", s.sslSet[0], s.security))
+		return unsupported(fmt.Sprintf("%q is set but \"security.protocol\" is %s (no TLS): it would do nothing", s.sslSet[0], s.security))
 	}
 	if !sasl && len(s.saslSet) > 0 {
-		return configError(fmt.Sprintf("%q is set but \"security.protocol\" is %s (no SASL): it would do nothing", s.saslSet[0], s.security))
+		return unsupported(fmt.Sprintf("%q is set but \"security.protocol\" is %s (no SASL): it would do nothing", s.saslSet[0], s.security))
 	}
 	if sasl {
 		switch s.saslMechanism {
 		case "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512":
 		default:
-			return configError(fmt.Sprintf(`"sasl.mechanisms" %s is not supported: set PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512`, s.saslMechanism))
+			return unsupported(fmt.Sprintf(`"sasl.mechanisms" %s is not supported: set PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512`, s.saslMechanism))
 		}
 		if s.saslUser == "" {
 			return configError(`"sasl.username" is required with SASL`)
@@ -481,7 +481,15 @@ func (s *settings) check() error {
 // property rollsafe does not know or that would do nothing here.
 var ErrUnsupportedProperty = errors.New("kafka: unsupported configuration property")
 
+// configError is a configuration error (code ErrInvalidArg, matching
+// client.ErrInvalidConfig).
 func configError(msg string) error {
+	return Error{code: ErrInvalidArg, str: msg, err: client.ErrInvalidConfig}
+}
+
+// unsupported is configError for properties rollsafe does not have or that
+// would do nothing; it also matches ErrUnsupportedProperty.
+func unsupported(msg string) error {
 	return Error{code: ErrInvalidArg, str: msg, err: errors.Join(client.ErrInvalidConfig, ErrUnsupportedProperty)}
 }
 
