@@ -161,3 +161,35 @@ func TestPoolFollowsSimBrokerToNewAddress(t *testing.T) {
 		require.ErrorIs(t, err, protocol.ErrNotLeaderOrFollower)
 	}
 }
+
+// TestFetchFollowerAgainstSim: a follower answers a v11+ fetch from its
+// own high watermark; a leader-only fetch (v10) is refused there.
+func TestFetchFollowerAgainstSim(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := sim.NewCluster(sim.Brokers(2), sim.Topic("t", 1, 2))
+	require.NoError(t, err)
+	defer c.Close()
+	reps, err := c.Replicas("t", 0)
+	require.NoError(t, err)
+	leader, follower := reps[0], reps[1]
+	lc, err := protocol.Dial(ctx, c.Addrs()[leader], protocol.ConnConfig{})
+	require.NoError(t, err)
+	defer lc.Close()
+	fc, err := protocol.Dial(ctx, c.Addrs()[follower], protocol.ConnConfig{})
+	require.NoError(t, err)
+	defer fc.Close()
+	require.Equal(t, int16(0), simProduce(t, ctx, lc, -1, simBatch(-1, -1, -1, 3)).ErrorCode)
+	require.NoError(t, c.PauseReplication("t", 0, follower))
+	require.Equal(t, int16(0), simProduce(t, ctx, lc, -1, simBatch(-1, -1, -1, 2)).ErrorCode)
+	_, epoch := c.Leader("t", 0)
+
+	res, err := protocol.Fetch(ctx, lc, protocol.FetchOptions{Topic: "t", CurrentLeaderEpoch: epoch, LeaderOnly: true})
+	require.NoError(t, err)
+	require.Equal(t, int64(5), res.HighWatermark)
+	res, err = protocol.Fetch(ctx, fc, protocol.FetchOptions{Topic: "t", CurrentLeaderEpoch: epoch})
+	require.NoError(t, err)
+	require.LessOrEqual(t, res.HighWatermark, int64(3), "the follower's own high watermark")
+	_, err = protocol.Fetch(ctx, fc, protocol.FetchOptions{Topic: "t", CurrentLeaderEpoch: epoch, LeaderOnly: true})
+	require.ErrorIs(t, err, protocol.ErrNotLeaderOrFollower)
+}

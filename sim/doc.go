@@ -5,23 +5,35 @@
 // NewCluster starts brokers on loopback listeners. They serve ApiVersions,
 // Metadata (with leader epochs), InitProducerId (idempotent producers only),
 // Produce v3-v12 (record batch v2, CRC-32C checked, every codec decompressed
-// and validated; acks 0, 1 and -1), Fetch v4-v12 (up to the high
-// watermark, the stored bytes as produced), ListOffsets, FindCoordinator and
-// OffsetForLeaderEpoch, flexible versions included. Requests on one
-// connection are handled one at a time, as Kafka does.
+// and validated; acks 0, 1 and -1), Fetch v4-v12 (up to the answering
+// replica's high watermark, the stored bytes as produced), ListOffsets,
+// FindCoordinator, OffsetForLeaderEpoch and DescribeProducers (KIP-664;
+// WithoutDescribeProducers and Pre25 emulate brokers without it), flexible
+// versions included. Requests on one connection are handled one at a time,
+// as Kafka does; a request read is processed even if its client is gone.
 //
 // Every broker keeps its own replica of each partition's log and its own
 // producer-state table. The leader appends; followers copy (after an
 // optional lag) and rebuild producer state from what they copy; the high
-// watermark is the smallest log end of the in-sync replicas, and acks=-1
-// is answered once it covers the batch. Producer state follows Kafka 2.5+
+// watermark is the smallest log end of the in-sync replicas as the leader
+// learns them from their fetches, and acks=-1 is answered once it covers
+// the batch (REQUEST_TIMED_OUT after the produce timeout, the batch staying
+// in the log to commit later). As in Kafka, a follower or deposed leader
+// answers Fetch v11+ from its own, trailing high watermark (the epoch
+// checked first: FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH); a new leader
+// starts from its own high watermark, which moves on once its followers
+// fetch from it, and ListOffsets answers OFFSET_NOT_AVAILABLE until it
+// reaches the leader epoch's start. Producer state follows Kafka 2.5+
 // (a dedup window of five batches per producer; Pre25, Kafka15591Fix and
 // EpochPerProducer emulate other brokers).
 //
 // Faults are methods usable mid-run: MoveLeader, StopBroker / StartBroker,
-// UncleanElect (reporting the offsets lost), DropResponses,
-// CloseConnAfterAppend, DelayResponses, InjectError, ExpireProducer,
-// SetFollowerLag and PauseReplication. The Recorder keeps every exchange and
+// StartBrokerAt (the same broker id back on a new address), UncleanElect
+// (reporting the offsets lost), DropResponses, CloseConnAfterAppend,
+// ProcessAfterDisconnect and DelayProcessing (a request processed after
+// its client lost it), DelayResponses, InjectError, ExpireProducer,
+// SetFollowerLag, PauseReplication and Compact (on a CompactTopic: whole
+// batches removed, the log start unmoved). The Recorder keeps every exchange and
 // every produced partition batch for assertions and for Dump.
 //
 // Security: TLS(cfg) serves TLS on every listener (NewTestCA makes a CA
@@ -38,5 +50,7 @@
 // passwords never reach logs, errors or the Recorder.
 //
 // Not simulated: transactions, consumer groups, fetch sessions (every fetch
-// is a full fetch), retention, topic ids in Produce/Fetch v13+.
+// is a full fetch), retention, topic ids in Produce/Fetch v13+, a
+// preferred read replica (replica.selector.class), ISR shrinking on
+// replica.lag.time.max.ms (PauseReplication does it at once).
 package sim

@@ -37,6 +37,31 @@ type ChaosConfig struct {
 	// a producer with a retry pending accepts the retry as new, and no
 	// client can then avoid the duplicate.
 	ExpiryIdle time.Duration
+
+	// The faults below make the simulator as unkind as a real cluster
+	// (issue 12). They are off unless set: the default mix stays as it
+	// was until the client handles them.
+
+	// Stall, when > 0, adds episodes where a follower stops copying for
+	// Stall while it stays in sync: the high watermark stays behind the
+	// leader's log end, acks=all answers REQUEST_TIMED_OUT once the
+	// produce timeout passes, and the batches commit when it resumes. Set
+	// it above the producer's request timeout.
+	Stall time.Duration
+	// Late adds episodes where a produce request is processed after its
+	// connection dropped (ProcessAfterDisconnect, LateBy later, default
+	// 20ms) or held LateHold (default 300ms) before the leader processes it
+	// (DelayProcessing: set LateHold above the producer's request timeout
+	// for the append to land after it gave up).
+	Late     bool
+	LateBy   time.Duration
+	LateHold time.Duration
+	// Compaction adds episodes compacting a partition (the topic must be
+	// created with sim.CompactTopic).
+	Compaction bool
+	// MoveBrokers adds episodes where a partition's leader stops cleanly
+	// and comes back on a new address (a replaced host, a rescheduled pod).
+	MoveBrokers bool
 }
 
 func (cfg ChaosConfig) withDefaults() ChaosConfig {
@@ -48,6 +73,12 @@ func (cfg ChaosConfig) withDefaults() ChaosConfig {
 	}
 	if cfg.Span <= 0 {
 		cfg.Span = 400 * time.Millisecond
+	}
+	if cfg.LateBy <= 0 {
+		cfg.LateBy = 20 * time.Millisecond
+	}
+	if cfg.LateHold <= 0 {
+		cfg.LateHold = 300 * time.Millisecond
 	}
 	cfg.Partitions = max(cfg.Partitions, 1)
 	cfg.Brokers = max(cfg.Brokers, 1)
@@ -88,7 +119,16 @@ const (
 	epDelay
 	epLag
 	epExpire
+	epStall
+	epLateDrop
+	epLateHold
+	epCompact
+	epMoveAddr
 )
+
+// stallLag is the follower lag of a stall episode: nothing is copied until
+// the episode ends it.
+const stallLag = time.Hour
 
 // Random draws a fault schedule from seed: the same seed and config give
 // the same schedule. Targets chosen when the steps run (Any) make it
@@ -106,6 +146,18 @@ func Random(seed int64, cfg ChaosConfig) Schedule {
 	}
 	if cfg.Expiry {
 		eps = append(eps, epExpire)
+	}
+	if cfg.Stall > 0 {
+		eps = append(eps, epStall)
+	}
+	if cfg.Late {
+		eps = append(eps, epLateDrop, epLateHold)
+	}
+	if cfg.Compaction {
+		eps = append(eps, epCompact)
+	}
+	if cfg.MoveBrokers {
+		eps = append(eps, epMoveAddr)
 	}
 	slot := cfg.Span / time.Duration(cfg.Faults)
 	var steps []Step
@@ -158,6 +210,24 @@ func Random(seed int64, cfg ChaosConfig) Schedule {
 			step(0.75, FollowerLag, func(s *Step) { s.Broker = b })
 		case epExpire:
 			step(rng.Float64()/2, ExpireProducers, func(s *Step) { s.Topic, s.Duration = "", cfg.ExpiryIdle })
+		case epStall:
+			b := rng.Int32N(cfg.Brokers)
+			step(0, FollowerLag, func(s *Step) { s.Broker, s.Duration = b, stallLag })
+			end := base
+			end.At, end.Kind, end.Broker = at(0)+cfg.Stall, FollowerLag, b
+			steps = append(steps, end)
+		case epLateDrop:
+			by := time.Duration(rng.Int64N(int64(cfg.LateBy) + 1))
+			step(rng.Float64()/2, ProcessAfterDisconnect, func(s *Step) { s.N, s.Duration = 1, by })
+		case epLateHold:
+			step(rng.Float64()/2, DelayProcessing, func(s *Step) { s.N, s.Duration = 1, cfg.LateHold })
+		case epCompact:
+			step(rng.Float64(), Compact, nil)
+		case epMoveAddr:
+			step(0, StopLeader, func(s *Step) { s.Clean = true })
+			step(0.4, StartBrokerElsewhere, nil)
+			step(0.4, AwaitInSync, func(s *Step) { s.Duration = slot / 2 })
+			step(0.4, RestoreLeaders, nil)
 		}
 	}
 	sortSteps(steps)
