@@ -2,9 +2,6 @@ package protocol
 
 import (
 	"context"
-	"fmt"
-
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // ListOffsets timestamps.
@@ -35,37 +32,8 @@ func FetchPartition(ctx context.Context, c *Conn, topic string, partition int32,
 
 // ListOffsets returns the offset for timestamp (ListEarliest, ListLatest or
 // a millisecond timestamp) of one partition, with the leader epoch the
-// broker reports (-1 before ListOffsets v4).
+// broker reports (-1 before ListOffsets v4). It sends no leader epoch;
+// ListOffsetsWith can.
 func ListOffsets(ctx context.Context, c *Conn, topic string, partition int32, timestamp int64) (offset int64, leaderEpoch int32, err error) {
-	req := kmsg.NewPtrListOffsetsRequest()
-	req.ReplicaID = -1
-	req.IsolationLevel = 0
-	rt := kmsg.NewListOffsetsRequestTopic()
-	rt.Topic = topic
-	rp := kmsg.NewListOffsetsRequestTopicPartition()
-	rp.Partition = partition
-	rp.CurrentLeaderEpoch = -1
-	rp.Timestamp = timestamp
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
-	raw, err := c.Request(ctx, req)
-	if err != nil {
-		return -1, -1, err
-	}
-	resp := raw.(*kmsg.ListOffsetsResponse)
-	for _, t := range resp.Topics {
-		if t.Topic != topic {
-			continue
-		}
-		for _, p := range t.Partitions {
-			if p.Partition != partition {
-				continue
-			}
-			if err := PartitionError(p.ErrorCode, topic, partition, ""); err != nil {
-				return -1, -1, err
-			}
-			return p.Offset, p.LeaderEpoch, nil
-		}
-	}
-	return -1, -1, fmt.Errorf("%w: list offsets response has no %s[%d]", ErrMalformedResponse, topic, partition)
+	return ListOffsetsWith(ctx, c, ListOffsetsOptions{Topic: topic, Partition: partition, Timestamp: timestamp, CurrentLeaderEpoch: NoLeaderEpoch})
 }

@@ -193,3 +193,57 @@ func TestFetchFollowerAgainstSim(t *testing.T) {
 	_, err = protocol.Fetch(ctx, fc, protocol.FetchOptions{Topic: "t", CurrentLeaderEpoch: epoch, LeaderOnly: true})
 	require.ErrorIs(t, err, protocol.ErrNotLeaderOrFollower)
 }
+
+// TestListOffsetsNewLeaderAgainstSim: a leader elected while the high
+// watermark trails its log end answers OFFSET_NOT_AVAILABLE until its
+// followers catch up; a stale epoch is fenced.
+func TestListOffsetsNewLeaderAgainstSim(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := sim.NewCluster(sim.Brokers(3), sim.Topic("t", 1, 3))
+	require.NoError(t, err)
+	defer c.Close()
+	reps, err := c.Replicas("t", 0)
+	require.NoError(t, err)
+	leader, f1, f2 := reps[0], reps[1], reps[2]
+	lc, err := protocol.Dial(ctx, c.Addrs()[leader], protocol.ConnConfig{})
+	require.NoError(t, err)
+	defer lc.Close()
+	require.NoError(t, c.SetFollowerLag(f2, time.Hour))
+	require.Equal(t, int16(0), simProduce(t, ctx, lc, 1, simBatch(-1, -1, -1, 2)).ErrorCode)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		bs, err := c.ReplicaRecords("t", 0, f1)
+		require.NoError(t, err)
+		if len(bs) == 1 {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "f1 never copied")
+	}
+	_, oldEpoch := c.Leader("t", 0)
+	require.NoError(t, c.MoveLeader("t", 0, f1))
+	_, epoch := c.Leader("t", 0)
+	nc, err := protocol.Dial(ctx, c.Addrs()[f1], protocol.ConnConfig{})
+	require.NoError(t, err)
+	defer nc.Close()
+	_, _, err = protocol.ListOffsetsWith(ctx, nc, protocol.ListOffsetsOptions{Topic: "t", Timestamp: protocol.ListLatest, CurrentLeaderEpoch: epoch})
+	require.ErrorIs(t, err, protocol.ErrOffsetNotAvailable)
+	require.True(t, protocol.IsRetriable(err))
+	_, _, err = protocol.ListOffsetsWith(ctx, nc, protocol.ListOffsetsOptions{Topic: "t", Timestamp: protocol.ListLatest, CurrentLeaderEpoch: oldEpoch})
+	require.ErrorIs(t, err, protocol.ErrFencedLeaderEpoch)
+	_, _, err = protocol.ListOffsetsWith(ctx, lc, protocol.ListOffsetsOptions{Topic: "t", Timestamp: protocol.ListLatest, CurrentLeaderEpoch: epoch})
+	require.ErrorIs(t, err, protocol.ErrNotLeaderOrFollower)
+
+	require.NoError(t, c.SetFollowerLag(f2, 0))
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		off, le, err := protocol.ListOffsetsWith(ctx, nc, protocol.ListOffsetsOptions{Topic: "t", Timestamp: protocol.ListLatest, CurrentLeaderEpoch: epoch})
+		if err == nil {
+			require.Equal(t, int64(2), off)
+			require.Equal(t, oldEpoch, le, "the epoch of the batch before the high watermark")
+			break
+		}
+		require.ErrorIs(t, err, protocol.ErrOffsetNotAvailable)
+		require.True(t, time.Now().Before(deadline), "the new leader's high watermark never caught up")
+	}
+	_, _, err = protocol.ListOffsetsWith(ctx, nil, protocol.ListOffsetsOptions{Topic: "t"})
+	require.ErrorIs(t, err, protocol.ErrBadListOffsets)
+}
