@@ -26,7 +26,10 @@ type Producer struct {
 
 	meta *protocol.Metadata
 	pool *protocol.Pool
-	acc  *batching.Accumulator
+	// readPool holds the connections for log reads and producer-state
+	// queries, apart from produce traffic.
+	readPool *protocol.Pool
+	acc      *batching.Accumulator
 
 	ctx    context.Context // cancelled by Close after draining
 	cancel context.CancelFunc
@@ -107,6 +110,7 @@ func NewProducer(opts ...Option) (*Producer, error) {
 		Logger:          cfg.logger,
 	})
 	p.pool = protocol.NewPool(p.meta, protocol.PoolConfig{Conn: connCfg, BackoffMin: 20 * time.Millisecond, BackoffMax: time.Second, Logger: cfg.logger})
+	p.readPool = protocol.NewPool(p.meta, protocol.PoolConfig{Conn: connCfg, BackoffMin: 20 * time.Millisecond, BackoffMax: time.Second, Logger: cfg.logger})
 	acc, err := batching.NewAccumulator(batching.Config{
 		Codec:              cfg.codec,
 		Level:              cfg.level,
@@ -119,6 +123,7 @@ func NewProducer(opts ...Option) (*Producer, error) {
 	}, p.batchReady)
 	if err != nil {
 		p.pool.Close()
+		p.readPool.Close()
 		p.meta.Close()
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
@@ -403,6 +408,7 @@ func (p *Producer) Close(ctx context.Context) error {
 	<-p.loop.exited
 	p.cancel()
 	p.pool.Close()
+	p.readPool.Close()
 	p.meta.Close()
 	p.calls.close()
 	p.wg.Wait()

@@ -49,27 +49,57 @@ func (p *Producer) startTailRead(tp idempotence.TopicPartition, from int64) {
 	}()
 }
 
-// readTail fetches tp from offset from up to the high watermark and
-// collects every record-batch header found.
+// readTail reads what the partition's leader can show of tp from offset
+// from: its producer state (DescribeProducers, which includes appends not
+// yet committed), then every record-batch header up to its high watermark.
+// Both go to the leader metadata names, on the producer's read connection
+// (so a read never queues behind produce requests waiting for
+// replication), and the fetch carries the leader epoch, so a deposed leader
+// or a follower cannot answer from its own, trailing log. Each request has
+// its own timeout. A principal that may write but not read the topic gets
+// an Unreadable tail: what only a read could settle stays unknown.
 func (p *Producer) readTail(tp idempotence.TopicPartition, from int64) (idempotence.Tail, error) {
-	ctx, cancel := context.WithTimeout(p.ctx, p.cfg.requestTimeout)
-	defer cancel()
-	if err := p.meta.Refresh(ctx, tp.Topic); err != nil {
-		return idempotence.Tail{}, err
-	}
-	leader, _, err := p.meta.Leader(tp.Topic, tp.Partition)
+	rctx, cancel := context.WithTimeout(p.ctx, p.cfg.requestTimeout)
+	err := p.meta.Refresh(rctx, tp.Topic)
+	cancel()
 	if err != nil {
 		return idempotence.Tail{}, err
 	}
-	conn, err := p.pool.Conn(ctx, leader)
+	leader, leaderEpoch, err := p.meta.Leader(tp.Topic, tp.Partition)
 	if err != nil {
 		return idempotence.Tail{}, err
 	}
-	headers, hw, logStart, err := readPartition(ctx, conn, tp.Topic, tp.Partition, from, p.cfg.tailFetchBytes)
+	dctx, cancel := context.WithTimeout(p.ctx, p.cfg.dialTimeout)
+	conn, err := p.readPool.Conn(dctx, leader)
+	cancel()
 	if err != nil {
 		return idempotence.Tail{}, err
 	}
-	t := idempotence.Tail{LogStartOffset: logStart, HighWatermark: hw}
+	var t idempotence.Tail
+	rctx, cancel = context.WithTimeout(p.ctx, p.cfg.requestTimeout)
+	states, err := protocol.DescribeProducers(rctx, conn, tp.Topic, tp.Partition)
+	cancel()
+	switch {
+	case err == nil:
+		t.Described = true
+		for _, s := range states {
+			t.Producers = append(t.Producers, idempotence.ProducerState{ProducerID: s.ProducerID, Epoch: s.ProducerEpoch, LastSequence: s.LastSequence})
+		}
+	case errors.Is(err, protocol.ErrUnsupportedVersion):
+		// A broker before Kafka 2.8: the read alone must do.
+	case readRefused(err):
+		return idempotence.Tail{Unreadable: true, Err: err}, nil
+	default:
+		return idempotence.Tail{}, err
+	}
+	headers, hw, logStart, err := readPartition(p.ctx, conn, tp.Topic, tp.Partition, from, leaderEpoch, p.cfg.tailFetchBytes, p.cfg.requestTimeout)
+	if readRefused(err) {
+		return idempotence.Tail{Unreadable: true, Err: err}, nil
+	}
+	if err != nil {
+		return idempotence.Tail{}, err
+	}
+	t.LogStartOffset, t.HighWatermark = logStart, hw
 	for _, h := range headers {
 		t.Batches = append(t.Batches, idempotence.TailBatch{
 			BaseOffset:   h.BaseOffset,
@@ -82,11 +112,24 @@ func (p *Producer) readTail(tp idempotence.TopicPartition, from int64) (idempote
 	return t, nil
 }
 
+// readRefused reports an authorization failure: the producer may not read
+// the topic, now or later.
+func readRefused(err error) bool {
+	return errors.Is(err, protocol.ErrTopicAuthorizationFailed) || errors.Is(err, protocol.ErrClusterAuthorizationFailed)
+}
+
 // readPartition returns the headers of every record batch in a partition
-// from offset from (-1: the log start) to the high watermark.
-func readPartition(ctx context.Context, conn *protocol.Conn, topic string, part int32, from int64, maxBytes int32) ([]batching.BatchHeader, int64, int64, error) {
+// from offset from (-1: the log start) to the high watermark, as the leader
+// of leaderEpoch shows them. Each request gets timeout.
+func readPartition(ctx context.Context, conn *protocol.Conn, topic string, part int32, from int64, leaderEpoch int32, maxBytes int32, timeout time.Duration) ([]batching.BatchHeader, int64, int64, error) {
+	listOffsets := func(ts int64) (int64, error) {
+		c, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		off, _, err := protocol.ListOffsets(c, conn, topic, part, ts)
+		return off, err
+	}
 	if from < 0 {
-		start, _, err := protocol.ListOffsets(ctx, conn, topic, part, protocol.ListEarliest)
+		start, err := listOffsets(protocol.ListEarliest)
 		if err != nil {
 			return nil, 0, 0, err
 		}
@@ -94,14 +137,18 @@ func readPartition(ctx context.Context, conn *protocol.Conn, topic string, part 
 	}
 	var out []batching.BatchHeader
 	offset := from
-	var hw, logStart int64
 	for {
-		raw, h, ls, err := protocol.FetchPartition(ctx, conn, topic, part, offset, maxBytes)
+		c, cancel := context.WithTimeout(ctx, timeout)
+		res, err := protocol.Fetch(c, conn, protocol.FetchOptions{
+			Topic: topic, Partition: part, Offset: offset, MaxBytes: maxBytes,
+			CurrentLeaderEpoch: leaderEpoch, LeaderOnly: true,
+		})
+		cancel()
 		if errors.Is(err, protocol.ErrOffsetOutOfRange) {
 			// The log no longer reaches offset (truncated below it, or
 			// retention moved its start past it): say what it holds now.
-			start, _, serr := protocol.ListOffsets(ctx, conn, topic, part, protocol.ListEarliest)
-			end, _, eerr := protocol.ListOffsets(ctx, conn, topic, part, protocol.ListLatest)
+			start, serr := listOffsets(protocol.ListEarliest)
+			end, eerr := listOffsets(protocol.ListLatest)
 			if serr != nil || eerr != nil {
 				return nil, 0, 0, errors.Join(err, serr, eerr)
 			}
@@ -117,14 +164,14 @@ func readPartition(ctx context.Context, conn *protocol.Conn, topic string, part 
 		if err != nil {
 			return nil, 0, 0, err
 		}
-		hw, logStart = h, ls
+		hw, logStart := res.HighWatermark, res.LogStartOffset
 		if offset < logStart {
 			offset = logStart
 		}
 		if offset >= hw {
 			return out, hw, logStart, nil
 		}
-		hs, err := batching.ParseBatchHeaders(raw)
+		hs, err := batching.ParseBatchHeaders(res.Records)
 		if err != nil {
 			return nil, 0, 0, fmt.Errorf("client: reading %s[%d] at %d: %w", topic, part, offset, err)
 		}

@@ -37,6 +37,7 @@ type batch struct {
 
 	unknown  bool  // some attempt's outcome is unresolved: never renumber
 	expired  bool  // delivery deadline passed
+	reported bool  // the caller was told its outcome is unknown (Failed); kept only for the sequence accounting, never sent again
 	fatal    error // non-retriable refusal, final once the log shows the batch absent
 	tooLarge bool  // MESSAGE_TOO_LARGE, split once the log shows the batch absent
 	offset   int64 // base offset once acked, -1 if unknown

@@ -48,6 +48,7 @@ func (e *CodeError) Unwrap() error { return e.Err }
 var (
 	errTimeoutNotWritten = fmt.Errorf("%w: %w", ErrDeliveryTimeout, ErrNotWritten)
 	errTimeoutUnknown    = fmt.Errorf("%w: %w", ErrDeliveryTimeout, ErrOutcomeUnknown)
+	errUnknownUnproven   = fmt.Errorf("the broker cannot show whether the batch was written: %w", ErrOutcomeUnknown)
 	errStopped           = fmt.Errorf("%w: %w", ErrPartitionStopped, ErrNotWritten)
 	errStoppedLoss       = fmt.Errorf("%w after %w: %w", ErrPartitionStopped, ErrDataLoss, ErrNotWritten)
 	errClosed            = fmt.Errorf("%w: %w", ErrClosed, ErrNotWritten)

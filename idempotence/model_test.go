@@ -26,6 +26,7 @@ type modelPID struct {
 type modelPart struct {
 	log      []modelBatch
 	end      int64
+	hw       int64 // high watermark: a fetch shows only the log below it
 	logStart int64
 	pids     map[int64]*modelPID
 }
@@ -118,6 +119,7 @@ func (m *modelBroker) truncate(tp TopicPartition) (BatchID, bool) {
 	last := p.log[len(p.log)-1]
 	p.log = p.log[:len(p.log)-1]
 	p.end = last.base
+	p.hw = min(p.hw, p.end)
 	p.pids = map[int64]*modelPID{}
 	for _, b := range p.log {
 		st := p.pids[b.pid]
@@ -133,13 +135,28 @@ func (m *modelBroker) truncate(tp TopicPartition) (BatchID, bool) {
 	return last.id, true
 }
 
-// tail returns the batch headers from offset from (-1: log start).
+// commit models the followers catching up: everything appended is
+// committed.
+func (m *modelBroker) commit(tp TopicPartition) {
+	p := m.part(tp)
+	p.hw = p.end
+}
+
+// tail returns what a client can see of the log from offset from (-1: log
+// start): the batch headers below the high watermark, and the leader's
+// producer state (DescribeProducers), which includes uncommitted appends.
 func (m *modelBroker) tail(tp TopicPartition, from int64) Tail {
 	p := m.part(tp)
-	t := Tail{LogStartOffset: p.logStart, HighWatermark: p.end}
+	t := Tail{LogStartOffset: p.logStart, HighWatermark: p.hw, Described: true}
 	for _, b := range p.log {
-		if b.base >= from && b.base >= p.logStart {
+		if b.base >= from && b.base >= p.logStart && b.base+int64(b.n) <= p.hw {
 			t.Batches = append(t.Batches, TailBatch{BaseOffset: b.base, ProducerID: b.pid, Epoch: b.epoch, BaseSequence: b.seq, Records: b.n})
+		}
+	}
+	for pid, st := range p.pids {
+		if len(st.window) > 0 {
+			last := st.window[len(st.window)-1]
+			t.Producers = append(t.Producers, ProducerState{ProducerID: pid, Epoch: st.epoch, LastSequence: last.lastSeq()})
 		}
 	}
 	return t
@@ -165,7 +182,7 @@ func (m *modelBroker) clone() *modelBroker {
 		c.pidEpoch[k] = v
 	}
 	for tp, p := range m.parts {
-		cp := &modelPart{log: append([]modelBatch(nil), p.log...), end: p.end, logStart: p.logStart, pids: map[int64]*modelPID{}}
+		cp := &modelPart{log: append([]modelBatch(nil), p.log...), end: p.end, hw: p.hw, logStart: p.logStart, pids: map[int64]*modelPID{}}
 		for pid, st := range p.pids {
 			cp.pids[pid] = &modelPID{epoch: st.epoch, window: append([]modelBatch(nil), st.window...)}
 		}

@@ -55,6 +55,7 @@ type partition struct {
 	hasAnchor    bool
 	anchorGap    int64    // records delivered after the anchor without a known offset
 	readFrom     int64    // FromOffset of the pending tail read
+	shortReads   int      // reads in a row whose high watermark trailed what was acknowledged
 	logStart     int64    // as last reported, -1 unknown
 	history      []ackRec // recent acknowledged batches with known offsets, oldest first
 }

@@ -1,6 +1,7 @@
 package idempotence
 
 import (
+	"errors"
 	"math"
 	"time"
 )
@@ -87,6 +88,23 @@ func (pr *Producer) wake(p *partition) { pr.woken[p.tp] = true }
 
 func (pr *Producer) fail(p *partition, b *batch, err error) {
 	p.remove(b)
+	if !b.reported {
+		pr.emit(Failed{TP: p.tp, ID: b.id, Err: err})
+	}
+}
+
+// report tells the caller, at b's deadline, that b's outcome is unknown;
+// b stays in the partition for the sequence accounting.
+func (pr *Producer) report(b *batch, p *partition) {
+	if b.reported {
+		return
+	}
+	b.reported = true
+	var err error = errTimeoutUnknown
+	var ce *CodeError
+	if errors.As(b.fatal, &ce) {
+		err = &CodeError{Code: ce.Code, Err: errTimeoutUnknown}
+	}
 	pr.emit(Failed{TP: p.tp, ID: b.id, Err: err})
 }
 
@@ -229,10 +247,15 @@ func (pr *Producer) expire(p *partition, now time.Time) {
 		}
 		b.expired = true
 		switch {
-		case b.st == stInFlight:
-			// decided when its response arrives
-		case b.unknown:
-			p.needRead = true // resolve from the log first
+		case b.st == stInFlight || b.unknown:
+			// It may be in the log, or land there: the caller hears so at
+			// the deadline. The batch stays (never sent again) until its
+			// answer or a read settles where its sequence leaves the
+			// partition.
+			pr.report(b, p)
+			if b.st != stInFlight {
+				p.needRead = true
+			}
 		default: // queued or not appended: known not written
 			if b.numbered {
 				p.needBump = true // its sequence leaves a hole
@@ -275,7 +298,9 @@ func (pr *Producer) deliverAcked(p *partition) {
 		} else if p.hasAnchor {
 			p.anchorGap += int64(b.records)
 		}
-		pr.emit(Delivered{TP: p.tp, ID: b.id, BaseOffset: b.offset})
+		if !b.reported {
+			pr.emit(Delivered{TP: p.tp, ID: b.id, BaseOffset: b.offset})
+		}
 	}
 }
 

@@ -54,7 +54,7 @@ func (pr *Producer) respond(tp TopicPartition, id BatchID, r Response, now time.
 		}
 	case outTooLarge:
 		p.cautious = true
-		if b.unknown {
+		if b.unknown || b.reported {
 			b.tooLarge = true
 			b.rejected()
 			p.needRead = true
@@ -77,14 +77,16 @@ func (pr *Producer) respond(tp TopicPartition, id BatchID, r Response, now time.
 	}
 	if b.expired && p.byID[id] == b {
 		switch {
-		case b.st == stAcked, b.st == stAwaitSplit: // a split batch expires through its parts
+		case b.st == stAcked: // reported unknown, in fact written: settled
+		case b.st == stAwaitSplit && !b.reported: // a split batch expires through its parts
 		case b.unknown:
 			p.needRead = true
 		default:
+			// Known not written: its sequence leaves a hole.
 			if b.numbered {
 				p.needBump = true
 			}
-			pr.fail(p, b, errTimeoutNotWritten)
+			pr.fail(p, b, errTimeoutNotWritten) // silent if already reported
 		}
 	}
 	pr.settle(p)

@@ -46,6 +46,9 @@ func (pr *Producer) sendable(tp TopicPartition, now time.Time) []Send {
 			p.number(b)
 			numbered++
 		case stNotAppended, stMaybeAppended:
+			if b.reported {
+				return out // its bytes are gone; a read or bump settles it first
+			}
 			// resent unchanged
 		default:
 			return out

@@ -12,29 +12,48 @@ type tailKey struct {
 	seq   int32
 }
 
-// TailRead hands over the log read asked for by ReadTail. Numbered batches
+// tailRead hands over the log read asked for by ReadTail. Numbered batches
 // found there (same producer id, epoch, base sequence and record count) are
-// delivered at their offsets; the others are known not written and are resent
-// in order from sequence 0 under a fresh epoch. Acknowledged records missing
-// from the log are reported as DataLoss, unless the log start moved past
-// them (retention). A failed read fails the expired unknown-outcome batches
-// with ErrOutcomeUnknown and asks again after the backoff.
+// delivered at their offsets. One the leader holds above the high
+// watermark (its producer state shows the sequence appended) is not absent:
+// the read is repeated until it commits or the leader changes. One the
+// leader proves absent was never written and is renumbered under a fresh
+// epoch, unless an attempt of it may still land somewhere: a batch whose
+// outcome is unknown is only renumbered on the leader's word
+// (Tail.Described); without it, it fails with ErrOutcomeUnknown rather
+// than risk a second copy. Acknowledged records missing from the log are
+// reported as DataLoss, unless the log start moved past them (retention)
+// or a later batch of this producer is still there (compaction removes
+// whole batches from the middle; truncation removes a suffix); those not
+// yet delivered are written again instead. A read whose high watermark is
+// below what was acknowledged (a lagging new leader) is repeated a few
+// times before it is believed. A failed read fails the expired
+// unknown-outcome batches with ErrOutcomeUnknown and asks again after the
+// backoff.
 func (pr *Producer) tailRead(tp TopicPartition, t Tail) {
 	p := pr.parts[tp]
 	if p == nil || !p.reading {
 		return
 	}
-	if t.Err != nil {
-		p.reading = false
+	p.reading = false
+	if t.Err != nil && !t.Unreadable {
 		pr.tailFailed(p)
 		pr.settle(p)
 		return
 	}
-	p.reading = false
-	p.logStart = t.LogStartOffset
-	if !pr.checkLoss(p, t) {
-		return // read again from the log start
+	if t.Unreadable {
+		t = Tail{LogStartOffset: -1, HighWatermark: -1, Unreadable: true}
+	} else {
+		if pr.incomplete(p, t) {
+			return
+		}
+		p.logStart = t.LogStartOffset
+		pr.rewriteLostUndelivered(p, t)
+		if !pr.checkLoss(p, t) {
+			return // read again from the log start
+		}
 	}
+	p.shortReads = 0
 	found := make(map[tailKey]TailBatch, len(t.Batches))
 	for _, tb := range t.Batches {
 		found[tailKey{tb.ProducerID, tb.Epoch, tb.BaseSequence}] = tb
@@ -46,6 +65,22 @@ func (pr *Producer) tailRead(tp TopicPartition, t Tail) {
 		}
 		if tb, ok := found[tailKey{b.pid, b.epoch, b.seq}]; ok && tb.Records == b.records {
 			p.acked(b, tb.BaseOffset)
+			continue
+		}
+		if t.Described && leaderHolds(t.Producers, b) {
+			// Appended, not yet committed: not absent. Read again.
+			pr.readAgain(p)
+			return
+		}
+		if b.reported || (b.unknown && !t.Described) {
+			// Its outcome stays unknown (already reported as such, or
+			// unprovable): it leaves, never to be written again.
+			err := errUnknownUnproven
+			if b.expired {
+				err = errTimeoutUnknown
+			}
+			pr.fail(p, b, err)
+			i--
 			continue
 		}
 		// Not in the log, and nothing of it is in flight: known not written.
@@ -81,30 +116,100 @@ func (pr *Producer) tailRead(tp TopicPartition, t Tail) {
 	pr.settle(p)
 }
 
-// tailFailed handles a log that could not be read.
-func (pr *Producer) tailFailed(p *partition) {
-	for i := 0; i < len(p.batches); i++ {
-		b := p.batches[i]
-		if !b.unknown || !b.expired {
+// maxShortReads is how many reads whose high watermark trails what was
+// acknowledged are repeated before the shorter log is believed (a new
+// leader's high watermark catches up within a replication round trip; a
+// truncated log stays short).
+const maxShortReads = 5
+
+// incomplete reports a read that cannot be believed yet — its high
+// watermark is below the end of what was acknowledged — and asks again.
+func (pr *Producer) incomplete(p *partition, t Tail) bool {
+	if t.HighWatermark >= p.ackedEnd() || p.shortReads >= maxShortReads {
+		return false
+	}
+	p.shortReads++
+	pr.readAgain(p)
+	return true
+}
+
+// readAgain asks for the same read after the backoff.
+func (pr *Producer) readAgain(p *partition) {
+	if pr.cfg.RetryBackoff > 0 {
+		p.retryAt = pr.now.Add(pr.cfg.RetryBackoff)
+	}
+	p.needRead = true
+	pr.settle(p)
+}
+
+// ackedEnd is the offset past the last batch known acknowledged with an
+// offset, or 0.
+func (p *partition) ackedEnd() int64 {
+	var end int64
+	for _, a := range p.history {
+		end = max(end, a.end()+1)
+	}
+	if p.hasAnchor {
+		end = max(end, p.anchor.end()+1)
+	}
+	return end
+}
+
+// leaderHolds reports whether the leader's producer state shows b appended:
+// same producer id and epoch, last sequence at or past b's last.
+func leaderHolds(states []ProducerState, b *batch) bool {
+	last := addSeq(b.seq, b.records-1)
+	for _, s := range states {
+		if s.ProducerID == b.pid && s.Epoch == b.epoch && s.LastSequence >= 0 {
+			d := (int64(s.LastSequence) - int64(last) + (1 << 31)) % (1 << 31)
+			return d < 1<<30 // at or after, allowing for wrap-around
+		}
+	}
+	return false
+}
+
+// rewriteLostUndelivered handles batches acknowledged but not yet delivered
+// that the read shows gone (the log was truncated under them): the caller
+// never heard they were written, so they are written again rather than
+// reported lost.
+func (pr *Producer) rewriteLostUndelivered(p *partition, t Tail) {
+	present := make(map[tailKey]int64, len(t.Batches))
+	for _, tb := range t.Batches {
+		present[tailKey{tb.ProducerID, tb.Epoch, tb.BaseSequence}] = tb.BaseOffset
+	}
+	for _, b := range p.batches {
+		if b.st != stAcked || b.offset < 0 || !b.numbered || b.offset < p.readFrom || b.offset < t.LogStartOffset {
 			continue
 		}
-		err := errTimeoutUnknown
-		var ce *CodeError
-		if errors.As(b.fatal, &ce) {
-			err = &CodeError{Code: ce.Code, Err: errTimeoutUnknown}
+		if off, ok := present[tailKey{b.pid, b.epoch, b.seq}]; ok && off == b.offset {
+			continue
 		}
-		pr.fail(p, b, err)
-		i--
-	}
-	if p.hasUnknown() {
-		if pr.cfg.RetryBackoff > 0 {
-			p.retryAt = pr.now.Add(pr.cfg.RetryBackoff)
+		if pr.laterOfOursPresent(t, b.pid, b.offset) {
+			continue // compacted away, not lost
 		}
-		return // needRead stays: ask again
+		// Gone: forget its acknowledgement, write it again.
+		key := tailKey{b.pid, b.epoch, b.seq}
+		kept := p.history[:0]
+		for _, a := range p.history {
+			if a.key != key || a.base != b.offset {
+				kept = append(kept, a)
+			}
+		}
+		p.history = kept
+		b.st, b.offset, b.unknown = stNotAppended, -1, false
 	}
-	// Nothing uncertain is left: every other batch is known not written.
-	p.needRead = false
-	p.needBump = true
+}
+
+// laterOfOursPresent reports a batch of producer id pid in the read after
+// offset: then a missing batch of ours before it was compacted away, not
+// truncated (a truncation removes everything after some offset).
+func (pr *Producer) laterOfOursPresent(t Tail, pid int64, offset int64) bool {
+	for _, tb := range t.Batches {
+		if tb.ProducerID == pid && tb.BaseOffset > offset {
+			return true
+		}
+	}
+	return false
 }
 
 // askTail emits ReadTail.
@@ -127,7 +232,11 @@ func (pr *Producer) checkLoss(p *partition, t Tail) bool {
 	for _, tb := range t.Batches {
 		present[at{tailKey{tb.ProducerID, tb.Epoch, tb.BaseSequence}, tb.BaseOffset, tb.Records}] = true
 	}
-	has := func(a ackRec) bool { return present[at{a.key, a.base, a.records}] || a.base < t.LogStartOffset }
+	// Present, removed by retention, or removed by compaction (a later
+	// batch of the same producer id is still there).
+	has := func(a ackRec) bool {
+		return present[at{a.key, a.base, a.records}] || a.base < t.LogStartOffset || pr.laterOfOursPresent(t, a.key.pid, a.base)
+	}
 	if p.readFrom >= 0 && p.hasAnchor && p.anchor.base >= p.readFrom && !has(p.anchor) {
 		pr.askTail(p, -1)
 		return false
@@ -224,4 +333,30 @@ func errNoRecordsOrDup(records int32) error {
 		return errNoRecords
 	}
 	return errDuplicateID
+}
+
+// tailFailed handles a log that could not be read.
+func (pr *Producer) tailFailed(p *partition) {
+	for i := 0; i < len(p.batches); i++ {
+		b := p.batches[i]
+		if !b.unknown || !b.expired {
+			continue
+		}
+		err := errTimeoutUnknown
+		var ce *CodeError
+		if errors.As(b.fatal, &ce) {
+			err = &CodeError{Code: ce.Code, Err: errTimeoutUnknown}
+		}
+		pr.fail(p, b, err)
+		i--
+	}
+	if p.hasUnknown() {
+		if pr.cfg.RetryBackoff > 0 {
+			p.retryAt = pr.now.Add(pr.cfg.RetryBackoff)
+		}
+		return // needRead stays: ask again
+	}
+	// Nothing uncertain is left: every other batch is known not written.
+	p.needRead = false
+	p.needBump = true
 }

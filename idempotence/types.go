@@ -104,19 +104,42 @@ type TailBatch struct {
 }
 
 // Tail is the result of reading a partition's log, answering a ReadTail
-// event: every batch header from the requested offset up to HighWatermark.
+// event: every batch header from the requested offset up to HighWatermark,
+// read from the partition's current leader (a read checked against the
+// leader epoch), and — where the broker can tell — the leader's own
+// producer state.
+//
 // Batches must be complete from the requested offset to HighWatermark (a
-// read cut short would make present batches look absent, and they would be
-// written again): page through the fetch until the high watermark. The
-// caller should read up to the leader's log end offset as it stood when the
-// read began (wait for the high watermark to reach it), so that a batch
-// appended but not yet replicated is not mistaken for a missing one. Control
-// batches may be left out. Err, when set, means the log could not be read.
+// read cut short would make present batches look absent): page through the
+// fetch until the high watermark. A fetch shows only committed batches: a
+// batch the leader appended but has not replicated is invisible to it.
+// That is what Producers is for: the leader's state moves on append, so a
+// batch it holds above the high watermark is known appended, and one it
+// does not hold is known absent from it. Ask for it (DescribeProducers,
+// KIP-664) before the fetch. Control batches may be left out.
+//
+// Err, when set, means the log could not be read this time (it is asked
+// again). Unreadable means it never can be (the producer may not read the
+// topic): outcomes that only a read could settle stay unknown.
 type Tail struct {
 	Batches        []TailBatch
 	LogStartOffset int64
 	HighWatermark  int64
-	Err            error
+	// Described: the leader answered DescribeProducers; Producers is its
+	// state for every producer id it keeps on the partition.
+	Described  bool
+	Producers  []ProducerState
+	Err        error
+	Unreadable bool
+}
+
+// ProducerState is the partition leader's state for one producer id: the
+// epoch and the last sequence of the last batch it appended (committed or
+// not).
+type ProducerState struct {
+	ProducerID   int64
+	Epoch        int16
+	LastSequence int32
 }
 
 // Part is one piece of a batch split after MESSAGE_TOO_LARGE.

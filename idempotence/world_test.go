@@ -171,6 +171,9 @@ func (w *world) step(i int, f fault) {
 		resp = Response{Code: code, BaseOffset: base, LogStartOffset: 0}
 		if code == CodeNone {
 			resp.Class = Appended
+			if f != fUnknownProcessed && f != fTimedOut {
+				w.m.commit(tp) // acks=all: answered once replicated
+			}
 		}
 		if f == fUnknownProcessed {
 			resp = Response{Code: CodeTransport, Class: MaybeAppended, LogStartOffset: -1}
@@ -322,6 +325,9 @@ func (w *world) event(e Event) {
 			return
 		}
 		w.pr.tailRead(e.TP, w.m.tail(e.TP, e.FromOffset))
+		// The followers catch up after the read: a batch the leader held
+		// above the high watermark is visible to the next one.
+		w.m.commit(e.TP)
 	case RefreshMetadata:
 		w.pr.leaderChanged(e.TP, 1+w.leaderEpoch[e.TP]%3, w.leaderEpoch[e.TP])
 	case NeedProducerID:
