@@ -56,6 +56,7 @@ type partition struct {
 	anchorGap    int64    // records delivered after the anchor without a known offset
 	readFrom     int64    // FromOffset of the pending tail read
 	shortReads   int      // reads in a row whose high watermark trailed what was acknowledged
+	heldReads    int      // reads in a row repeated for a batch the leader holds uncommitted
 	logStart     int64    // as last reported, -1 unknown
 	history      []ackRec // recent acknowledged batches with known offsets, oldest first
 }

@@ -67,12 +67,17 @@ func (pr *Producer) tailRead(tp TopicPartition, t Tail) {
 			p.acked(b, tb.BaseOffset)
 			continue
 		}
-		if t.Described && leaderHolds(t.Producers, b) {
+		if t.Described && leaderHolds(t.Producers, b) && p.heldReads < maxHeldReads {
 			// Appended, not yet committed: not absent. Read again.
+			p.heldReads++
 			pr.readAgain(p)
 			return
 		}
-		if b.reported || (b.unknown && !t.Described) {
+		// (A leader whose state stays ahead of a batch it never shows
+		// may have accepted a later batch without state for the producer
+		// — after expiry: the batch stays unknown below.)
+		held := t.Described && leaderHolds(t.Producers, b)
+		if b.reported || (b.unknown && (!t.Described || held)) {
 			// Its outcome stays unknown (already reported as such, or
 			// unprovable): it leaves, never to be written again.
 			err := errUnknownUnproven
@@ -111,6 +116,7 @@ func (pr *Producer) tailRead(tp TopicPartition, t Tail) {
 			}
 		}
 	}
+	p.heldReads = 0
 	p.needRead = false
 	p.needBump = true // the broker's sequence state is not trusted any more
 	pr.settle(p)
@@ -121,6 +127,10 @@ func (pr *Producer) tailRead(tp TopicPartition, t Tail) {
 // leader's high watermark catches up within a replication round trip; a
 // truncated log stays short).
 const maxShortReads = 5
+
+// maxHeldReads is how many times a read is repeated while the leader holds
+// a batch of ours that the read does not show (not committed yet).
+const maxHeldReads = 20
 
 // incomplete reports a read that cannot be believed yet — its high
 // watermark is below the end of what was acknowledged — and asks again.
@@ -184,7 +194,7 @@ func (pr *Producer) rewriteLostUndelivered(p *partition, t Tail) {
 		if off, ok := present[tailKey{b.pid, b.epoch, b.seq}]; ok && off == b.offset {
 			continue
 		}
-		if pr.laterOfOursPresent(t, b.pid, b.offset) {
+		if compacted(t, b.pid, b.offset) {
 			continue // compacted away, not lost
 		}
 		// Gone: forget its acknowledgement, write it again.
@@ -200,16 +210,22 @@ func (pr *Producer) rewriteLostUndelivered(p *partition, t Tail) {
 	}
 }
 
-// laterOfOursPresent reports a batch of producer id pid in the read after
-// offset: then a missing batch of ours before it was compacted away, not
-// truncated (a truncation removes everything after some offset).
-func (pr *Producer) laterOfOursPresent(t Tail, pid int64, offset int64) bool {
+// compacted reports whether a batch of producer id pid at offset, missing
+// from the read, was removed by compaction rather than truncation:
+// compaction deletes whole batches and leaves their offsets unused, and
+// keeps the last batch of every producer id; a truncation removes a suffix
+// of the log, whose offsets are then given to new batches. So: nothing in
+// the read covers the offset, and a later batch of the same producer id is
+// there.
+func compacted(t Tail, pid int64, offset int64) bool {
+	later := false
 	for _, tb := range t.Batches {
-		if tb.ProducerID == pid && tb.BaseOffset > offset {
-			return true
+		if tb.BaseOffset <= offset && offset < tb.BaseOffset+int64(tb.Records) {
+			return false
 		}
+		later = later || (tb.ProducerID == pid && tb.BaseOffset > offset)
 	}
-	return false
+	return later
 }
 
 // askTail emits ReadTail.
@@ -235,7 +251,7 @@ func (pr *Producer) checkLoss(p *partition, t Tail) bool {
 	// Present, removed by retention, or removed by compaction (a later
 	// batch of the same producer id is still there).
 	has := func(a ackRec) bool {
-		return present[at{a.key, a.base, a.records}] || a.base < t.LogStartOffset || pr.laterOfOursPresent(t, a.key.pid, a.base)
+		return present[at{a.key, a.base, a.records}] || a.base < t.LogStartOffset || compacted(t, a.key.pid, a.base)
 	}
 	if p.readFrom >= 0 && p.hasAnchor && p.anchor.base >= p.readFrom && !has(p.anchor) {
 		pr.askTail(p, -1)
