@@ -807,3 +807,90 @@ func TestLeaderlessThenNewLeaderDrainsOld(t *testing.T) {
 	r.pr.leaderChanged(tp0, 1, 7) // an older leader epoch: ignored
 	r.is(r.pr.parts[tp0].leader == 2, "older leader epoch applied")
 }
+
+func TestRuleLogReads(t *testing.T) {
+	runRules(t, []ruleCase{
+		{name: "compaction removing a delivered batch is not data loss", run: func(r *rig) {
+			r.enqueue(tp0, 2, 1, 2, 3)
+			r.sendsAre(r.send(tp0), "1@3/0", "2@3/2", "3@3/4")
+			r.ok(tp0, 1, 0)
+			r.ok(tp0, 2, 2)
+			r.answer(tp0, 3, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			rt := find[ReadTail](r.take())
+			r.is(len(rt) == 1 && rt[0].FromOffset == 2, "read tail %v", rt)
+			// The cleaner removed batch 2 (offsets 2-3 unused now); a later
+			// batch of ours at 6 is there, as is another producer's at 4.
+			r.pr.tailRead(tp0, Tail{HighWatermark: 8, Described: true, Batches: []TailBatch{
+				{BaseOffset: 4, ProducerID: 77, Epoch: 0, Records: 2},
+				{BaseOffset: 6, ProducerID: 1000, Epoch: 3, BaseSequence: 4, Records: 2}}})
+			ev := r.take()
+			r.none(ev, "data loss", len(find[DataLoss](ev)))
+			r.none(ev, "a read from the log start", len(find[ReadTail](ev)))
+			r.delivered(ev, "3@6")
+		}},
+		{name: "a truncation whose offsets were reused is data loss", run: func(r *rig) {
+			r.enqueue(tp0, 2, 1, 2, 3)
+			r.sendsAre(r.send(tp0), "1@3/0", "2@3/2", "3@3/4")
+			r.ok(tp0, 1, 0)
+			r.ok(tp0, 2, 2)
+			r.ok(tp0, 3, 2) // a new leader without batch 2 put batch 3 where it was
+			ev := r.take()
+			r.delivered(ev, "1@0", "2@2")
+			r.pr.tailRead(tp0, Tail{HighWatermark: 4, Described: true, Batches: []TailBatch{
+				{BaseOffset: 2, ProducerID: 1000, Epoch: 3, BaseSequence: 4, Records: 2}}})
+			ev = r.take()
+			rt := find[ReadTail](ev)
+			r.is(len(rt) == 1 && rt[0].FromOffset == -1, "read tail %v", ev)
+			r.pr.tailRead(tp0, Tail{HighWatermark: 4, Described: true, Batches: []TailBatch{
+				{BaseOffset: 0, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 2},
+				{BaseOffset: 2, ProducerID: 1000, Epoch: 3, BaseSequence: 4, Records: 2}}})
+			ev = r.take()
+			dl := find[DataLoss](ev)
+			r.is(len(dl) == 1 && dl[0].FromOffset == 2 && dl[0].ToOffset == 3, "data loss %v", ev)
+			r.delivered(ev, "3@2")
+		}},
+		{name: "an acknowledged batch not yet delivered that a truncation removed is written again, not delivered", run: func(r *rig) {
+			r.enqueue(tp0, 2, 1, 2)
+			r.sendsAre(r.send(tp0), "1@3/0", "2@3/2")
+			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
+			r.ok(tp0, 2, 2) // acknowledged, waits for batch 1
+			r.later()
+			r.sendsAre(r.send(tp0), "1@3/0")
+			r.answer(tp0, 1, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.is(len(find[ReadTail](r.take())) == 1, "no tail read")
+			// The log lost everything (unclean election); the leader keeps
+			// no state for us. A short log is believed after a few reads.
+			for range maxShortReads {
+				r.pr.tailRead(tp0, Tail{HighWatermark: 0, Described: true})
+				r.later()
+				r.is(len(find[ReadTail](r.take())) == 1, "short read not repeated")
+			}
+			r.pr.tailRead(tp0, Tail{HighWatermark: 0, Described: true})
+			ev := r.take()
+			r.none(ev, "a delivery of a batch the log does not hold", len(find[Delivered](ev)))
+			r.none(ev, "data loss the caller never heard of", len(find[DataLoss](ev)))
+			r.later()
+			r.sendsAre(r.send(tp0), "1@4/0") // batch 1 proven absent: renumbered; 2 follows it
+			r.ok(tp0, 1, 0)
+			r.sendsAre(r.send(tp0), "2@4/2")
+			r.ok(tp0, 2, 2)
+			r.delivered(r.take(), "1@0", "2@2")
+		}},
+		{name: "a log the producer may not read leaves unknown outcomes unknown and moves on", run: func(r *rig) {
+			r.enqueue(tp0, 1, 1, 2)
+			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
+			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
+			r.answer(tp0, 2, CodeNotEnoughReplicas, NotAppended, -1)
+			r.later()
+			r.sendsAre(r.send(tp0), "1@3/0")
+			r.answer(tp0, 1, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.is(len(find[ReadTail](r.take())) == 1, "no tail read")
+			r.pr.tailRead(tp0, Tail{Unreadable: true, Err: errors.New("TOPIC_AUTHORIZATION_FAILED")})
+			ev := r.take()
+			r.failed(ev, 1, ErrOutcomeUnknown)
+			r.none(ev, "another read", len(find[ReadTail](ev)))
+			r.later()
+			r.sendsAre(r.send(tp0), "2@4/0")
+		}},
+	})
+}
