@@ -25,7 +25,7 @@ var (
 // chaosConfig is the shape of every chaos schedule: small, so that 200 of
 // them fit in CI, with every kind of fault allowed.
 func chaosConfig(seed int64) scenario.ChaosConfig {
-	return scenario.ChaosConfig{
+	c := scenario.ChaosConfig{
 		Topic: topic, Partitions: 3, Brokers: 3, Faults: 3, Span: 150 * time.Millisecond,
 		Unclean: true, Expiry: true,
 		// A dropped response costs the producer its request timeout
@@ -37,7 +37,20 @@ func chaosConfig(seed int64) scenario.ChaosConfig {
 		// realistic expiry, of a producer whose batches are all answered,
 		// is played between the schedule and the final wave (chaosPlay).
 		ExpiryIdle: 2 * time.Second,
+		// As unkind as a real cluster: requests processed after their
+		// connection dropped, brokers returning on new addresses, and —
+		// costing the producer its request timeout, so one schedule in
+		// ten — a high watermark held behind the log end past the request
+		// timeout (acks=all answers REQUEST_TIMED_OUT, the batch commits
+		// later) and appends landing after the producer gave up.
+		Late:        true,
+		MoveBrokers: true,
 	}
+	if seed%10 == 5 {
+		c.Stall = 2500 * time.Millisecond
+		c.LateHold = 2500 * time.Millisecond
+	}
+	return c
 }
 
 // TestChaos plays seeded random fault schedules over a 3-broker cluster

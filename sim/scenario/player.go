@@ -232,6 +232,9 @@ func partitions(c *sim.Cluster, topic string) func(func(int32) bool) {
 }
 
 func (p *Player) apply(ctx context.Context, st Step) Applied {
+	if a, ok := p.applyRealism(ctx, st); ok {
+		return a
+	}
 	c := p.c
 	a := Applied{Did: st.What()}
 	fail := func(err error) Applied { a.Skipped = err; return a }
