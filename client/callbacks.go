@@ -1,6 +1,9 @@
 package client
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // callbackQueue calls record callbacks on one goroutine, in the order the
 // engine resolved them, so user code never runs under the engine's lock and
@@ -14,6 +17,7 @@ type callbackQueue struct {
 	spare  []callback
 	closed bool
 	done   func(records int) // after records' callbacks have returned
+	runner atomic.Uint64     // the goroutine running callbacks
 }
 
 type callback struct {
@@ -30,6 +34,11 @@ func newCallbackQueue(done func(records int)) *callbackQueue {
 
 // push queues one record's callback.
 func (q *callbackQueue) push(r *Record, err error) {
+	if r.direct {
+		c := callback{r: r, err: err}
+		q.done(c.call())
+		return
+	}
 	q.mu.Lock()
 	if q.closed {
 		// The producer is closed: no runner may be left, call inline.
@@ -67,14 +76,30 @@ func (q *callbackQueue) pushTokens(tokens []any, err error, then func()) {
 		}
 		return
 	}
+	var direct []*Record
 	for _, tok := range tokens {
-		q.items = append(q.items, callback{r: tok.(*Record), err: err})
+		r := tok.(*Record)
+		if r.direct {
+			direct = append(direct, r)
+			continue
+		}
+		q.items = append(q.items, callback{r: r, err: err})
 	}
 	if then != nil {
-		then()
+		then() // may recycle tokens
 	}
 	q.mu.Unlock()
 	q.cond.Signal()
+	if len(direct) > 0 {
+		// ProduceSync's records: their (internal, non-blocking) callbacks
+		// run here, so that a ProduceSync called from a record callback
+		// does not wait behind that callback.
+		for _, r := range direct {
+			c := callback{r: r, err: err}
+			c.call()
+		}
+		q.done(len(direct))
+	}
 }
 
 // call runs one queued item and returns how many records it called back.
@@ -111,7 +136,12 @@ func (q *callbackQueue) close() {
 	q.cond.Signal()
 }
 
+// inCallback reports whether the caller runs on the queue's goroutine,
+// that is, inside a record callback.
+func (q *callbackQueue) inCallback() bool { return q.runner.Load() == goroutineID() }
+
 func (q *callbackQueue) run() {
+	q.runner.Store(goroutineID())
 	for {
 		q.mu.Lock()
 		for len(q.items) == 0 && !q.closed {

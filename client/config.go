@@ -127,11 +127,20 @@ func MaxBuffered(records int, bytes int64) Option {
 	return func(c *config) { c.maxBufferedRecs, c.maxBufferedBytes = records, bytes }
 }
 
-// DeliveryTimeout bounds the time from Produce to a record's final outcome
-// (default 2 minutes).
+// DeliveryTimeout bounds the time from Produce to a record's outcome
+// (default 2 minutes; counted from when its batch closes, at most Linger
+// after Produce, or from when its topic's metadata arrived). At the deadline
+// a record not yet acknowledged fails with ErrDeliveryTimeout and either
+// ErrNotWritten (never sent, or every attempt refused) or ErrOutcomeUnknown
+// (an attempt may have been written, or is still in flight): the producer
+// never waits past the deadline for a broker that stopped answering. It may
+// be shorter than RequestTimeout.
 func DeliveryTimeout(d time.Duration) Option { return func(c *config) { c.deliveryTimeout = d } }
 
-// RequestTimeout bounds one request to a broker (default 30s).
+// RequestTimeout bounds one request to a broker (default 30s): it is the
+// timeout produce requests carry for replication (acks=all), and a
+// connection whose answer is more than RequestTimeout + 5s late is closed
+// (the 5 s cover the broker's own wait).
 func RequestTimeout(d time.Duration) Option { return func(c *config) { c.requestTimeout = d } }
 
 // DialTimeout bounds connecting to a broker (default 10s).

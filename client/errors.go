@@ -48,6 +48,11 @@ var (
 	// ErrInvalidRecord: Produce was given a nil record or a record without
 	// a topic. It was refused at once (ErrNotWritten).
 	ErrInvalidRecord = errors.New("client: invalid record")
+	// ErrInCallback: Flush or Close was called from a record callback,
+	// where waiting for every callback would wait for itself. Nothing was
+	// flushed or closed; records are unaffected. (Produce and ProduceSync
+	// may be called from a callback.)
+	ErrInCallback = errors.New("client: called from a record callback")
 )
 
 // BrokersUnreachableError names the broker addresses the producer tried

@@ -154,30 +154,79 @@ func NewProducer(opts ...Option) (*Producer, error) {
 // (or one without a Topic) fails at once with ErrInvalidRecord; cb is then
 // called with r, possibly nil. cb is always called.
 func (p *Producer) Produce(ctx context.Context, r *Record, cb func(*Record, error)) {
+	if r != nil {
+		r.direct = false
+	}
 	p.produce(ctx, r, cb, false)
 }
 
 // TryProduce is Produce that fails at once with ErrBufferFull (and
 // ErrNotWritten) instead of waiting for buffer room.
 func (p *Producer) TryProduce(ctx context.Context, r *Record, cb func(*Record, error)) {
+	if r != nil {
+		r.direct = false
+	}
 	p.produce(ctx, r, cb, true)
 }
 
-// ProduceSync produces the records and waits for every outcome. A nil
-// record's result is ErrInvalidRecord.
+// ProduceSync produces the records and waits for every outcome, or until
+// ctx ends: a record still unresolved then gets an error matching
+// ErrOutcomeUnknown and ctx's error (it may still be written; do not reuse
+// it). A nil record's result is ErrInvalidRecord. ProduceSync may be called
+// from a record callback (a dead-letter produce): its outcomes do not wait
+// behind that callback.
 func (p *Producer) ProduceSync(ctx context.Context, rs ...*Record) Results {
 	out := make(Results, len(rs))
-	var wg sync.WaitGroup
-	wg.Add(len(rs))
+	if len(rs) == 0 {
+		return out
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	s := &syncWait{left: len(rs), settled: make([]bool, len(rs)), done: make(chan struct{})}
 	for i, r := range rs {
 		out[i].Record = r
-		p.Produce(ctx, r, func(_ *Record, err error) {
-			out[i].Err = err
-			wg.Done()
-		})
+		if r == nil {
+			s.settle(out, i, publicError(notWritten(fmt.Errorf("%w: nil *Record", ErrInvalidRecord))))
+			continue
+		}
+		r.direct = true
+		p.produce(ctx, r, func(_ *Record, err error) { s.settle(out, i, err) }, false)
 	}
-	wg.Wait()
+	select {
+	case <-s.done:
+	case <-ctx.Done():
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.returned = true
+	for i := range out {
+		if !s.settled[i] {
+			out[i].Err = publicError(&wrapped{err: fmt.Errorf("context ended before the outcome was known: %w", ctx.Err()), also: ErrOutcomeUnknown})
+		}
+	}
 	return out
+}
+
+// syncWait gathers ProduceSync's outcomes.
+type syncWait struct {
+	mu       sync.Mutex
+	left     int
+	settled  []bool
+	returned bool // ProduceSync returned: later outcomes are dropped
+	done     chan struct{}
+}
+
+func (s *syncWait) settle(out Results, i int, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.returned || s.settled[i] {
+		return
+	}
+	s.settled[i], out[i].Err = true, err
+	if s.left--; s.left == 0 {
+		close(s.done)
+	}
 }
 
 func (p *Producer) produce(ctx context.Context, r *Record, cb func(*Record, error), try bool) {
@@ -372,6 +421,9 @@ func (p *Producer) recordsDone(n int) {
 // Flush sends every buffered record now and waits until every record
 // accepted so far is resolved (acknowledged or failed), or ctx ends.
 func (p *Producer) Flush(ctx context.Context) error {
+	if p.calls.inCallback() {
+		return fmt.Errorf("%w: Flush would wait for the callback it runs in", ErrInCallback)
+	}
 	p.acc.Flush()
 	for p.pending.Load() > 0 {
 		select {
@@ -395,6 +447,9 @@ const flushPoll = 5 * time.Millisecond
 // with ErrNotWritten or ErrOutcomeUnknown) and releases everything.
 // No goroutine of the producer outlives Close.
 func (p *Producer) Close(ctx context.Context) error {
+	if p.calls.inCallback() {
+		return fmt.Errorf("%w: Close would wait for the callback it runs in", ErrInCallback)
+	}
 	if p.closing.Swap(true) {
 		return ErrClosed
 	}

@@ -31,6 +31,7 @@ type Record struct {
 
 	cb     func(*Record, error) // set by Produce: the producer's delivery
 	userCb func(*Record, error) // the callback given to Produce
+	direct bool                 // ProduceSync's: its outcome skips the callback queue
 }
 
 // Result is the outcome of one record of ProduceSync.
