@@ -14,8 +14,9 @@
 //
 //   - nil: acknowledged; Record.Partition and Record.Offset say where.
 //   - ErrNotWritten: certainly not in the log; resending cannot duplicate.
-//   - ErrOutcomeUnknown: possibly in the log; the producer could not read
-//     the log in time to find out.
+//   - ErrOutcomeUnknown: possibly in the log; the broker could not show
+//     whether (still in flight at the delivery deadline, or on a broker
+//     without DescribeProducers). Such a record is never written twice.
 //   - ErrDeliveryTimeout (with one of the two above), ErrRecordTooLarge,
 //     ErrUnknownTopic, ErrUnknownPartition, ErrBrokersUnreachable,
 //     ErrInvalidRecord, ErrAuthorization, ErrAuthentication, ErrBufferFull
@@ -32,4 +33,30 @@
 // Defaults: idempotent, acks=all, five requests in flight per partition,
 // linger 5ms, gzip, murmur2 (Java-compatible) for keyed records, uniform
 // sticky partitioning (KIP-794) for the others.
+//
+// # Architecture
+//
+// One goroutine, the loop (loop.go), owns the idempotence machine and every
+// batch; nothing else touches them and no lock guards them. Everything that
+// happens reaches the loop as an input on its inbox (an unbounded queue, so
+// posting never blocks); the loop steps the machine with it, then carries
+// out what the machine made ready:
+//
+//	Produce ─► accumulator ─► batching workers (encode, compress) ─┐
+//	                                                               │ batch closed
+//	conn readers (produce answers, KIP-951 hints) ─────────────────┤
+//	tail readers (DescribeProducers + leader-epoch Fetch) ─────────┤
+//	metadata loop (refreshes) ─────────────────────────────────────┤─► inbox ─► loop
+//	InitProducerId ────────────────────────────────────────────────┤            │ Step(input)
+//	timer at NextWake (deadlines, backoffs), Close ────────────────┘            │ Ready()
+//	                                                                            ▼
+//	        Sends ─► per-broker senders ─► connection (pipelined requests, in order)
+//	        Delivered/Failed ─► callback queue ─► your callbacks (one goroutine, in order)
+//	        ReadTail ─► tail reader · RefreshMetadata ─► metadata loop · NeedSplit ─► split
+//	        NeedProducerID ─► InitProducerId · DataLoss/EpochBumped ─► hooks, logs
+//
+// The loop never blocks on I/O: senders, readers and the metadata loop do
+// the network work and post back. Hooks and logging run without a lock.
+// ProduceSync's outcomes skip the callback queue, so ProduceSync works
+// inside a callback; Flush and Close there fail with ErrInCallback.
 package client

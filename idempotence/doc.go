@@ -4,16 +4,20 @@
 // goroutines and reads no clock: inputs go in, decisions come out, in the
 // style of etcd's raft.
 //
-// The caller (the client) owns a Producer behind a mutex and, after every
-// input, drains Events and calls Sendable for the partitions it woke:
+// The caller (the client) owns a Producer on one goroutine and feeds it
+// every input with Step, then acts on Ready and confirms with Advance, in
+// the shape of etcd raft's node loop:
 //
 //	pr := idempotence.New(idempotence.Config{})
-//	pr.SetIdentity(pid, epoch)              // InitProducerId
-//	pr.LeaderChanged(tp, broker, leaderEpoch)
-//	pr.Enqueue(tp, id, records, deadline)
-//	for _, s := range pr.Sendable(tp, now) { /* patch header, write */ }
-//	pr.Response(tp, s.ID, idempotence.Response{...}, now)
-//	for _, ev := range pr.Events() { /* Delivered, Failed, ReadTail, ... */ }
+//	pr.Step(idempotence.SetIdentity{ProducerID: pid, Epoch: epoch}, now) // InitProducerId
+//	pr.Step(idempotence.LeaderChanged{TP: tp, Broker: b, LeaderEpoch: le}, now)
+//	pr.Step(idempotence.NewBatch{TP: tp, ID: id, Records: n, Deadline: d}, now)
+//	rd := pr.Ready()
+//	for _, s := range rd.Sends { /* patch header, write to s.Broker */ }
+//	for _, ev := range rd.Events { /* Delivered, Failed, ReadTail, ... */ }
+//	pr.Advance()
+//	pr.Step(idempotence.Answer{TP: tp, ID: id, Response: r}, now)
+//	if t, ok := pr.NextWake(); ok { /* Step(Tick{}) at t */ }
 //
 // Every Send must eventually get a Response (a dropped connection is
 // Code -1 with Class MaybeAppended). Batches whose outcome is unknown are
