@@ -26,13 +26,13 @@ type Failed struct {
 }
 
 // ReadTail asks the caller to read the partition's log from FromOffset to the
-// high watermark and hand the batch headers to TailRead. It is asked only
-// when nothing of the partition is in flight. FromOffset is the base offset
-// of the last batch delivered with a known offset: the read must show it
-// there, which proves the log was not truncated below it (otherwise a second
-// ReadTail follows). FromOffset -1 means from the log start: nothing was
-// delivered with a known offset yet, or the log was truncated, so the whole
-// log must be scanned (costly on a long log).
+// high watermark, with the leader's producer state, and hand them over as a
+// TailRead input. It is asked only when nothing of the partition is in
+// flight. FromOffset is the base offset of the last batch delivered with a
+// known offset: the read must show it there, which proves the log was not
+// truncated below it (otherwise a second, wider ReadTail follows, from the
+// oldest acknowledged batch remembered). FromOffset -1 means from the log
+// start: nothing acknowledged with an offset is remembered.
 type ReadTail struct {
 	TP         TopicPartition
 	FromOffset int64

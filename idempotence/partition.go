@@ -55,6 +55,7 @@ type partition struct {
 	hasAnchor    bool
 	anchorGap    int64    // records delivered after the anchor without a known offset
 	readFrom     int64    // FromOffset of the pending tail read
+	wideRead     bool     // the pending read does not start at the anchor
 	shortReads   int      // reads in a row whose high watermark trailed what was acknowledged
 	heldReads    int      // reads in a row repeated for a batch the leader holds uncommitted
 	logStart     int64    // as last reported, -1 unknown

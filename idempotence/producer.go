@@ -316,11 +316,11 @@ func (pr *Producer) settleRest(p *partition) {
 		}
 		// Read from the last delivered batch: finding it where it was
 		// proves the log was not truncated below it.
-		from := int64(-1)
 		if p.hasAnchor {
-			from = p.anchor.base
+			pr.askTail(p, p.anchor.base)
+		} else {
+			pr.askWideTail(p)
 		}
-		pr.askTail(p, from)
 		return
 	}
 	behind := !p.hasID || !pr.hasID || p.pid != pr.pid || p.epoch != pr.epoch

@@ -270,10 +270,11 @@ func TestRuleDataLoss(t *testing.T) {
 			rt = find[ReadTail](r.take())
 			r.is(len(rt) == 1 && rt[0].FromOffset == 2, "short read not repeated: %v", rt)
 		}
-		// The last delivered batch is gone: the log is read from its start.
+		// The last delivered batch is gone: the log is read from the oldest
+		// acknowledged batch remembered.
 		r.pr.tailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 2, Described: true})
 		rt = find[ReadTail](r.take())
-		r.is(len(rt) == 1 && rt[0].FromOffset == -1, "read tail %v", rt)
+		r.is(len(rt) == 1 && rt[0].FromOffset == 0, "read tail %v", rt)
 		r.pr.tailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 2, Batches: []TailBatch{
 			{BaseOffset: 0, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 2}}})
 		ev := r.take()
@@ -306,9 +307,10 @@ func TestRuleDataLoss(t *testing.T) {
 				{BaseOffset: 10, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 2},
 				{BaseOffset: 12, ProducerID: 1000, Epoch: 3, BaseSequence: 4, Records: 2}}
 			r.pr.tailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 14, Batches: tail[1:]})
-			// Batch 2 is not where it was delivered: read the whole log.
+			// Batch 2 is not where it was delivered: read from the oldest
+			// acknowledged batch remembered.
 			rt = find[ReadTail](r.take())
-			r.is(len(rt) == 1 && rt[0].FromOffset == -1, "read tail %v", rt)
+			r.is(len(rt) == 1 && rt[0].FromOffset == 10, "read tail %v", rt)
 			r.pr.tailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 14, Batches: tail})
 			ev = r.take()
 			dl := find[DataLoss](ev)
@@ -840,7 +842,7 @@ func TestRuleLogReads(t *testing.T) {
 				{BaseOffset: 2, ProducerID: 1000, Epoch: 3, BaseSequence: 4, Records: 2}}})
 			ev = r.take()
 			rt := find[ReadTail](ev)
-			r.is(len(rt) == 1 && rt[0].FromOffset == -1, "read tail %v", ev)
+			r.is(len(rt) == 1 && rt[0].FromOffset == 0, "read tail %v", ev)
 			r.pr.tailRead(tp0, Tail{HighWatermark: 4, Described: true, Batches: []TailBatch{
 				{BaseOffset: 0, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 2},
 				{BaseOffset: 2, ProducerID: 1000, Epoch: 3, BaseSequence: 4, Records: 2}}})

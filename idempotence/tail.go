@@ -230,8 +230,23 @@ func compacted(t Tail, pid int64, offset int64) bool {
 
 // askTail emits ReadTail.
 func (pr *Producer) askTail(p *partition, from int64) {
-	p.reading, p.readFrom = true, from
+	p.reading, p.readFrom, p.wideRead = true, from, false
 	pr.emit(ReadTail{TP: p.tp, FromOffset: from})
+}
+
+// askWideTail asks for the read that does not start at the anchor (there
+// is none, or it is gone): from the oldest acknowledged batch still
+// remembered — no check needs anything older, and a long log is not read
+// from its start — or from the log start when none is.
+func (pr *Producer) askWideTail(p *partition) {
+	from := int64(-1)
+	for _, a := range p.history {
+		if from < 0 || a.base < from {
+			from = a.base
+		}
+	}
+	pr.askTail(p, from)
+	p.wideRead = true
 }
 
 // checkLoss looks for the remembered acknowledged batches within the read
@@ -253,8 +268,8 @@ func (pr *Producer) checkLoss(p *partition, t Tail) bool {
 	has := func(a ackRec) bool {
 		return present[at{a.key, a.base, a.records}] || a.base < t.LogStartOffset || compacted(t, a.key.pid, a.base)
 	}
-	if p.readFrom >= 0 && p.hasAnchor && p.anchor.base >= p.readFrom && !has(p.anchor) {
-		pr.askTail(p, -1)
+	if !p.wideRead && p.hasAnchor && p.anchor.base >= p.readFrom && !has(p.anchor) {
+		pr.askWideTail(p)
 		return false
 	}
 	loss := DataLoss{TP: p.tp, FromOffset: -1}
