@@ -217,11 +217,9 @@ func (pr *Producer) NextWake() (time.Time, bool) {
 	}
 	for _, p := range pr.order {
 		consider(p.retryAt)
-		for _, b := range p.batches {
-			if !b.expired && b.st != stAcked {
-				consider(b.deadline)
-			}
-		}
+		// nextDue is a lower bound of the partition's unexpired deadlines
+		// (exact after expire): O(partitions), not O(batches), per call.
+		consider(p.nextDue)
 	}
 	return t, !t.IsZero()
 }
