@@ -92,6 +92,7 @@ func NewProducer(opts ...Option) (*Producer, error) {
 		MaxInFlight:    cfg.maxInFlight,
 		StopOnDataLoss: cfg.stopOnDataLoss,
 		RetryBackoff:   max(cfg.retryBackoff, time.Nanosecond),
+		LeaderAcks:     cfg.acks == AcksLeader,
 	}))
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	connCfg := protocol.ConnConfig{

@@ -218,7 +218,7 @@ func (s *sender) respond(round []outgoing, resp kmsg.Response, err error) {
 				r = idempotence.Response{Code: idempotence.CodeTransport, Class: idempotence.MaybeAppended, BaseOffset: -1, LogStartOffset: -1}
 				break
 			}
-			r = idempotence.Response{Code: part.ErrorCode, Class: p.classOf(part.ErrorCode), BaseOffset: part.BaseOffset, LogStartOffset: part.LogStartOffset}
+			r = idempotence.Response{Code: part.ErrorCode, BaseOffset: part.BaseOffset, LogStartOffset: part.LogStartOffset}
 			if part.ErrorCode != 0 {
 				kick = true
 				if l := part.CurrentLeader; l.LeaderID >= 0 && l.LeaderEpoch >= 0 {
@@ -253,27 +253,6 @@ func endpoint(pr *kmsg.ProduceResponse, id int32) string {
 		}
 	}
 	return ""
-}
-
-// classOf maps a Kafka error code on a produce response to what it means
-// for the batch. Codes such as NOT_LEADER_OR_FOLLOWER can come after the
-// old leader appended (acks=all, leadership moved while waiting for
-// replication), so they count as maybe appended: retried unchanged, never
-// reported as not written.
-func (p *Producer) classOf(code int16) idempotence.Class {
-	_, retriable, _ := protocol.CodeInfo(code)
-	switch protocol.ProduceOutcome(code, p.cfg.acks) {
-	case protocol.OutcomeAppended:
-		return idempotence.Appended
-	case protocol.OutcomeMaybeAppended:
-		return idempotence.MaybeAppended
-	case protocol.OutcomeNotAppended:
-		if retriable {
-			return idempotence.NotAppended
-		}
-		return idempotence.NotAppendedFatal
-	}
-	return idempotence.MaybeAppended
 }
 
 // responseIndex finds a partition's answer in a produce response. Brokers

@@ -1,6 +1,10 @@
 package idempotence
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/rollsafe/rollsafe/protocol"
+)
 
 // Kafka error codes this package decides on by number.
 const (
@@ -78,8 +82,10 @@ const (
 )
 
 // classify decides what a response means. Codes with a rule of their own are
-// decided by number; other codes follow the caller's class.
-func classify(r Response) outcome {
+// decided by number; the others by protocol's table of Kafka codes (appended,
+// not appended or unknown under the producer's acks; retriable or not), and
+// a transport failure by the caller's class.
+func classify(r Response, leaderAcks bool) outcome {
 	switch r.Code {
 	case CodeNone:
 		return outAppended
@@ -96,25 +102,33 @@ func classify(r Response) outcome {
 	case CodeRequestTimedOut, CodeNotEnoughReplicasAfterAppend:
 		// The leader may have appended; never let a caller call it "not written".
 		return outMaybe
-	case CodeNotLeaderOrFollower, CodeUnknownTopicOrPartition:
-		// Not appended by the broker that answered — unless it appended
-		// first and lost leadership while waiting for replication (acks=all),
-		// which the caller signals with MaybeAppended. Either way the batch
-		// is retried unchanged; only the maybe-appended one is never called
-		// "not written" nor renumbered without a tail read.
-		if r.Class == MaybeAppended {
-			return outMaybe
+	case CodeTransport:
+		switch r.Class {
+		case Appended:
+			return outAppended
+		case NotAppended:
+			return outNotApp
+		case NotAppendedFatal:
+			return outFatal
 		}
-		return outNotApp
-	case CodeLeaderNotAvailable, CodeNotEnoughReplicas, CodeFencedLeaderEpoch, CodeUnknownLeaderEpoch:
-		return outNotApp
+		return outMaybe
 	}
-	switch r.Class {
-	case Appended:
+	// NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION and
+	// KAFKA_STORAGE_ERROR under acks=all: the leader may have appended and
+	// lost leadership while waiting for replication — unknown, retried
+	// unchanged, never called "not written" nor renumbered unproven.
+	acks := int16(-1)
+	if leaderAcks {
+		acks = 1
+	}
+	_, retriable, _ := protocol.CodeInfo(r.Code)
+	switch protocol.ProduceOutcome(r.Code, acks) {
+	case protocol.OutcomeAppended:
 		return outAppended
-	case NotAppended:
-		return outNotApp
-	case NotAppendedFatal:
+	case protocol.OutcomeNotAppended:
+		if retriable {
+			return outNotApp
+		}
 		return outFatal
 	}
 	return outMaybe

@@ -18,7 +18,7 @@ func (pr *Producer) respond(tp TopicPartition, id BatchID, r Response, now time.
 	if r.LogStartOffset >= 0 {
 		p.logStart = r.LogStartOffset
 	}
-	switch classify(r) {
+	switch classify(r, pr.cfg.LeaderAcks) {
 	case outAppended:
 		pr.ack(p, b, r.BaseOffset)
 	case outDuplicate:

@@ -417,7 +417,7 @@ func TestRuleOutcomes(t *testing.T) {
 			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
 			r.later()
 			r.sendsAre(r.send(tp0), "1@3/0")
-			r.answer(tp0, 1, CodeCorruptMessage, NotAppendedFatal, -1)
+			r.answer(tp0, 1, CodeInvalidRecord, NotAppendedFatal, -1)
 			r.is(len(find[ReadTail](r.take())) == 1, "no tail read")
 			r.pr.tailRead(tp0, Tail{HighWatermark: 0, Described: true}) // the leader holds nothing of ours
 			r.failed(r.take(), 1, ErrNotWritten)
@@ -893,6 +893,44 @@ func TestRuleLogReads(t *testing.T) {
 			r.none(ev, "another read", len(find[ReadTail](ev)))
 			r.later()
 			r.sendsAre(r.send(tp0), "2@4/0")
+		}},
+	})
+}
+
+// What a code means comes from one table (protocol's, after Kafka's Errors
+// enum) and the producer's acks: NOT_LEADER_OR_FOLLOWER under acks=all may
+// follow an append (the leader lost leadership while waiting for its
+// followers), so a batch answered only that is never reported not written;
+// under acks=1 it is.
+func TestRuleCodesFollowAcks(t *testing.T) {
+	expire := func(r *rig) []Event {
+		r.pr.enqueue(tp0, 1, 1, r.now.Add(3*time.Second))
+		r.sendsAre(r.send(tp0), "1@3/0")
+		r.answer(tp0, 1, CodeNotLeaderOrFollower, MaybeAppended, -1)
+		r.now = r.now.Add(5 * time.Second)
+		r.pr.tick(r.now)
+		return r.take()
+	}
+	runRules(t, []ruleCase{
+		{name: "acks=all: unknown", run: func(r *rig) {
+			ev := expire(r)
+			r.failed(ev, 1, ErrDeliveryTimeout, ErrOutcomeUnknown)
+		}},
+		{name: "acks=1: not written", cfg: Config{LeaderAcks: true}, run: func(r *rig) {
+			ev := expire(r)
+			r.failed(ev, 1, ErrDeliveryTimeout, ErrNotWritten)
+		}},
+		{name: "a retriable code is retried, a non-retriable one is final", run: func(r *rig) {
+			r.enqueue(tp0, 1, 1, 2)
+			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
+			r.answer(tp0, 1, CodeCorruptMessage, NotAppendedFatal, -1) // retriable in Kafka, whatever the caller says
+			r.answer(tp0, 2, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			ev := r.take()
+			r.none(ev, "a failure", len(find[Failed](ev)))
+			r.later()
+			r.sendsAre(r.send(tp0), "1@3/0")
+			r.answer(tp0, 1, CodeTopicAuthorizationFailed, NotAppended, -1) // not retriable
+			r.failed(r.take(), 1, ErrNotWritten)
 		}},
 	})
 }

@@ -34,6 +34,12 @@ type Config struct {
 	// sends again, and between failed tail reads. 0 means
 	// DefaultRetryBackoff; a negative value means no pause.
 	RetryBackoff time.Duration
+	// LeaderAcks says the produce requests carry acks=1; the zero value
+	// means acks=all (-1), the only setting idempotence allows. It decides
+	// what some codes mean: with acks=all a leader can append, lose
+	// leadership while waiting for its followers and answer
+	// NOT_LEADER_OR_FOLLOWER, so that answer leaves the outcome unknown.
+	LeaderAcks bool
 }
 
 // Class is the caller's classification of a produce outcome for error codes
@@ -70,11 +76,13 @@ func (c Class) String() string {
 	return "Class(?)"
 }
 
-// Response is the outcome of one produce attempt for one batch.
-//
-// Transport failures carry Code -1 (CodeTransport) with Class MaybeAppended
-// when the request had been written to the connection, or NotAppended when it
-// never was.
+// Response is the outcome of one produce attempt for one batch: the
+// partition's error code as the broker answered it. What a code means is
+// decided here, from protocol's table of Kafka codes and the acks in
+// Config; Class is read only for CodeTransport (no answer): MaybeAppended
+// when the request had been written to the connection, NotAppended when it
+// never was, NotAppendedFatal when it never can be (credentials refused).
+// A client fabricating an answer for acks=0 sends Code 0, Class Appended.
 type Response struct {
 	Code           int16
 	Class          Class
