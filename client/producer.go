@@ -154,6 +154,14 @@ func NewProducer(opts ...Option) (*Producer, error) {
 // ErrNotWritten; once accepted, the delivery timeout bounds it. A nil r
 // (or one without a Topic) fails at once with ErrInvalidRecord; cb is then
 // called with r, possibly nil. cb is always called.
+//
+// r, and the Key, Value and Headers it points to, belong to the producer
+// until cb is called: do not modify or reuse them before (a record waiting
+// for its topic's metadata is copied into its batch only then). Callbacks
+// run on one goroutine, one at a time, in offset order per partition; a
+// slow callback delays the later ones and Flush. A callback may call
+// Produce, TryProduce and ProduceSync (a dead-letter produce); Flush and
+// Close there return ErrInCallback.
 func (p *Producer) Produce(ctx context.Context, r *Record, cb func(*Record, error)) {
 	if r != nil {
 		r.direct = false
