@@ -114,7 +114,8 @@ func TestLenAndFlush(t *testing.T) {
 		require.NoError(t, p.Produce(msg(&topic, fmt.Sprint(i)), nil))
 	}
 	require.Equal(t, 50, p.Flush(300), "nobody reads Events(): 50 reports outstanding")
-	require.Equal(t, 50, len(p.Events()))
+	require.Eventually(t, func() bool { return len(p.Events()) == 50 }, 10*time.Second, time.Millisecond)
+	require.Equal(t, 50, p.Len())
 	drain(t, p.Events(), 50)
 	require.Equal(t, 0, p.Len())
 	require.Equal(t, 0, p.Flush(0))
