@@ -150,3 +150,114 @@ func TestConformance13ProcessedAfterDisconnect(t *testing.T) {
 	r.check(t, err, "read-back")
 	r.checkOnce(t, "b1", 5)
 }
+
+// TestConformance15TruncatedBeforeDelivery (issue 12, item 3): replica F
+// has stopped copying (out of the ISR) and the other follower copies each
+// batch 20 ms late. B1 is appended but its response is lost; B2 behind it
+// is acknowledged by the broker, yet cannot be delivered before B1 is
+// settled. An unclean election then makes F the leader: B1-B3 are
+// truncated away. B1's retries are lost until its delivery deadline, so
+// the producer must read the partition to settle it, and finds B2 gone. B2
+// was never delivered, so it must not be delivered as success unless
+// written again — and no data loss is reported: nothing delivered was lost.
+func TestConformance15TruncatedBeforeDelivery(t *testing.T) {
+	r := startT(t, cfg{partitions: 1, client: []client.Option{
+		client.RequestTimeout(600 * time.Millisecond), client.DeliveryTimeout(1500 * time.Millisecond),
+		// B1 is retried only a backoff after B2's answer shows its
+		// response lost: the window in which the election strikes.
+		client.Linger(time.Millisecond), client.RetryBackoff(300 * time.Millisecond),
+	}})
+	ctx := context.Background()
+	r.produceTo(ctx, "warm", 50, one(0))
+	r.check(t, r.wait(10*time.Second), "warm-up")
+	r.replicated(t, 0)
+	_, fs := r.followers(t, 0)
+	behind, slow := fs[0], fs[1]
+	r.check(t, r.c.PauseReplication(topic, 0, behind), "pause")
+	r.check(t, r.c.SetFollowerLag(slow, 20*time.Millisecond), "lag")
+	r.check(t, r.c.DropResponses(topic, 0, 1, true), "drop")
+	r.produceTo(ctx, "b1", 3, one(0))
+	// B2 and B3 come later, so that B1's delivery deadline, which makes
+	// the producer settle the partition, comes well before theirs.
+	time.Sleep(500 * time.Millisecond)
+	r.produceTo(ctx, "b2", 3, one(0))
+	time.Sleep(5 * time.Millisecond)
+	r.produceTo(ctx, "b3", 3, one(0))
+	dropped := func(pr sim.ProduceRecord) bool { return pr.Appended && pr.Outcome == "dropped" }
+	ackedB2 := func(pr sim.ProduceRecord) bool {
+		return pr.Appended && pr.ErrorCode == codeNone && pr.Outcome == "sent" && pr.BaseSequence == 53
+	}
+	if !waitUntil(3*time.Second, func() bool { return r.count(0, ackedB2) == 1 }) {
+		t.Fatalf("b2 not acknowledged by the broker\n%s", r.dump())
+	}
+	// B1's retries are lost from now on: each connection resets with the
+	// request unprocessed (not before the test ends).
+	r.check(t, r.c.ProcessAfterDisconnect(topic, 0, 1000, time.Hour), "lose retries")
+	lost, err := r.c.UncleanElect(topic, 0, behind)
+	r.check(t, err, "unclean election")
+	r.check(t, r.c.SetFollowerLag(slow, 0), "no lag")
+	if len(lost) == 0 || r.count(0, dropped) != 1 {
+		t.Fatalf("b1's response was not lost or the election truncated nothing (lost %v)\n%s", lost, r.dump())
+	}
+	if n, _ := r.acked("b2"); n != 0 {
+		t.Fatalf("b2 delivered before b1 was settled\n%s", r.dump())
+	}
+	if !waitUntil(5*time.Second, func() bool { return r.resolved("b1") == 3 }) {
+		t.Fatalf("b1 not reported by its delivery deadline\n%s", r.dump())
+	}
+	if left, err := r.c.PendingFaults(topic, 0); err != nil || left >= 1000 {
+		t.Fatalf("no retry of b1 was lost (%d strikes left, %v)", left, err)
+	}
+	r.check(t, r.c.ClearFaults(topic, 0), "clear")
+	r.check(t, r.wait(10*time.Second), "b1-b3")
+	r.check(t, r.goesOn("after", 100), "after")
+	_, err = r.verify()
+	r.check(t, err, "read-back")
+	got := r.inLog(t, "b2")
+	for i := range 3 {
+		if id := "b2-" + itoa(i); r.isAcked(id) && got[id] != 1 {
+			t.Fatalf("%s delivered as success, in the log %d times; truncated %v\n%s", id, got[id], lost, r.dump())
+		}
+	}
+	if d := r.dataLosses(); len(d) != 0 {
+		t.Fatalf("data loss reported for records never delivered before the truncation: %v", d)
+	}
+	for _, pfx := range []string{"b1", "b2", "b3"} {
+		a, u, nw := r.outcomes(t, pfx)
+		t.Logf("%s: %d delivered, %d unknown, %d not written, %d in the log", pfx, a, u, nw, len(r.inLog(t, pfx)))
+	}
+	if r.h.tailReads(0) == 0 {
+		t.Fatalf("the partition was never read\n%s", r.dump())
+	}
+}
+
+// inFlightAcked counts the records of b2 and b3 the broker appended and
+// answered without error (as recorded).
+func (r *rig) inFlightAcked(p int32) int {
+	n := 0
+	for _, pr := range r.produces(p) {
+		if pr.Appended && pr.ErrorCode == codeNone && pr.Outcome == "sent" && pr.Fault == "" && pr.BaseSequence >= 53 {
+			n += int(pr.NumRecords)
+		}
+	}
+	return n
+}
+
+// resolved counts the records of prefix the producer has reported on.
+func (r *rig) resolved(prefix string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, pr := range r.produced {
+		if strings.HasPrefix(pr.ID, prefix+"-") && (pr.Acked || r.errs[pr.ID] != nil) {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *rig) isAcked(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.produced[r.index[id]].Acked
+}
