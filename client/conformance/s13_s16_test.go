@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rollsafe/rollsafe/client"
+	"github.com/rollsafe/rollsafe/client/readback"
 	"github.com/rollsafe/rollsafe/sim"
 )
 
@@ -260,4 +261,88 @@ func (r *rig) isAcked(id string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.produced[r.index[id]].Acked
+}
+
+// TestConformance16CompactedAnchor (issue 12, item 4): on a compacted
+// topic, the producer's acknowledged batches A are followed by B, appended
+// but answered REQUEST_TIMED_OUT (unknown), and C, acknowledged, whose keys
+// supersede A's and B's. The cleaner then removes A whole — the producer's
+// last delivered batch among them — without moving the log start offset
+// (B stays: C is the active segment), and B's retry is answered
+// OUT_OF_ORDER_SEQUENCE_NUMBER: the producer must settle the partition
+// from what the leader shows, where the batch it last saw delivered is
+// gone. Compaction is not data loss: no DataLoss is reported
+// (StopOnDataLoss would stop the partition), production carries on,
+// nothing is duplicated.
+func TestConformance16CompactedAnchor(t *testing.T) {
+	r := startT(t, cfg{partitions: 1, sim: []sim.Option{sim.CompactTopic(topic)},
+		client: []client.Option{client.StopOnDataLoss(), client.Linger(time.Millisecond), client.RetryBackoff(200 * time.Millisecond)}})
+	ctx := context.Background()
+	for i := range 6 {
+		r.produceKeyed(ctx, "a"+itoa(i), 8, 8, 0)
+		r.check(t, r.wait(10*time.Second), "a")
+	}
+	r.replicated(t, 0)
+	r.check(t, r.c.InjectError(topic, 0, codeRequestTimedOut, 1, true), "b unknown")
+	// Slow answers: C is sent before B's answer comes back.
+	leader, _ := r.c.Leader(topic, 0)
+	r.check(t, r.c.DelayResponses(leader, 50*time.Millisecond), "delay")
+	r.produceKeyed(ctx, "b", 8, 8, 0)
+	time.Sleep(10 * time.Millisecond)
+	r.produceKeyed(ctx, "c", 8, 8, 0)
+	ackedC := func(pr sim.ProduceRecord) bool {
+		return pr.Appended && pr.ErrorCode == codeNone && pr.BaseSequence == 56
+	}
+	if !waitUntil(2*time.Second, func() bool { return r.count(0, ackedC) == 1 }) {
+		t.Fatalf("c not acknowledged behind b\n%s", r.dump())
+	}
+	r.check(t, r.c.DelayResponses(leader, 0), "undelay")
+	r.replicated(t, 0)
+	removed, err := r.c.Compact(topic, 0)
+	r.check(t, err, "compact")
+	if len(removed) == 0 || removed[len(removed)-1].To < 48 {
+		t.Fatalf("compaction did not remove A's last batch: %v", removed)
+	}
+	r.check(t, r.c.InjectError(topic, 0, codeOutOfOrderSequence, 1, false), "desync")
+	r.check(t, r.wait(10*time.Second), "b, c")
+	if r.count(0, answered(codeOutOfOrderSequence, false)) == 0 {
+		t.Fatalf("no OUT_OF_ORDER_SEQUENCE_NUMBER answered\n%s", r.dump())
+	}
+	if d := r.dataLosses(); len(d) != 0 {
+		t.Fatalf("compaction reported as data loss: %v (compacted %v)", d, removed)
+	}
+	// What the cleaner removed is no longer expected in the log.
+	r.forget(func(pr readback.Produced) bool {
+		for _, rg := range removed {
+			if pr.Acked && pr.Offset >= rg.From && pr.Offset < rg.To {
+				return true
+			}
+		}
+		return false
+	})
+	r.check(t, r.goesOn("after", 200), "after")
+	_, err = r.verify()
+	r.check(t, err, "read-back")
+	if n := len(r.inLog(t, "c")); n != 8 {
+		t.Fatalf("%d of c's 8 records in the log", n)
+	}
+	a, u, nw := r.outcomes(t, "b")
+	t.Logf("compaction removed %v; b: %d delivered, %d unknown, %d not written; %d tail reads", removed, a, u, nw, r.h.tailReads(0))
+}
+
+// forget drops the produced records drop selects from what verify expects.
+func (r *rig) forget(drop func(readback.Produced) bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	kept := r.produced[:0]
+	for _, pr := range r.produced {
+		if !drop(pr) {
+			kept = append(kept, pr)
+		}
+	}
+	r.produced = kept
+	clear(r.index)
+	for i, pr := range r.produced {
+		r.index[pr.ID] = i
+	}
 }
