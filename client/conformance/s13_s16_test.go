@@ -346,3 +346,62 @@ func (r *rig) forget(drop func(readback.Produced) bool) {
 		r.index[pr.ID] = i
 	}
 }
+
+// TestConformance14LaggingNewLeader (issue 12, item 2): follower f2 stalls
+// (in sync, copying nothing), so batch B, appended by the leader and
+// copied by f1, is answered REQUEST_TIMED_OUT. Leadership then moves to f1,
+// whose high watermark trails B (f2 has not fetched it), and B's retry is
+// answered OUT_OF_ORDER_SEQUENCE_NUMBER. Reads of the new leader stop below
+// B: B must not be taken for missing — no renumbered second copy, no
+// DataLoss (StopOnDataLoss would stop the partition), never ErrNotWritten
+// — and once f2 catches up the log holds B exactly once.
+func TestConformance14LaggingNewLeader(t *testing.T) {
+	c := stalledCfg()
+	c.client = append(c.client, client.StopOnDataLoss())
+	r := startT(t, c)
+	ctx := context.Background()
+	r.produceTo(ctx, "warm", 50, one(0))
+	r.check(t, r.wait(10*time.Second), "warm-up")
+	r.replicated(t, 0)
+	_, fs := r.followers(t, 0)
+	f1, f2 := fs[0], fs[1]
+	r.check(t, r.c.SetFollowerLag(f2, time.Hour), "stall f2")
+	r.produceTo(ctx, "b", 5, one(0))
+	if !waitUntil(3*time.Second, func() bool { return r.count(0, appendedTimedOut) > 0 }) {
+		t.Fatalf("b not appended and answered REQUEST_TIMED_OUT\n%s", r.dump())
+	}
+	if !waitUntil(2*time.Second, func() bool {
+		bs, err := r.c.ReplicaRecords(topic, 0, f1)
+		n := 0
+		for _, b := range bs {
+			n += len(b.Records)
+		}
+		return err == nil && n >= 55
+	}) {
+		t.Fatal("f1 did not copy b")
+	}
+	r.check(t, r.c.MoveLeader(topic, 0, f1), "move")
+	hw, leo, err := r.c.HighWatermark(topic, 0)
+	r.check(t, err, "hw")
+	if hw > 50 || leo < 55 {
+		t.Fatalf("new leader's high watermark %d, log end %d: want it trailing b", hw, leo)
+	}
+	r.check(t, r.c.InjectError(topic, 0, codeOutOfOrderSequence, 1, false), "desync")
+	r.check(t, r.wait(10*time.Second), "b")
+	if r.count(0, answered(codeOutOfOrderSequence, false)) == 0 {
+		t.Fatalf("no OUT_OF_ORDER_SEQUENCE_NUMBER answered\n%s", r.dump())
+	}
+	if _, _, nw := r.outcomes(t, "b"); nw != 0 {
+		t.Fatalf("%d records of b reported not written; b is in the new leader's log\n%s", nw, r.dump())
+	}
+	r.check(t, r.c.SetFollowerLag(f2, 0), "catch up")
+	if d := r.dataLosses(); len(d) != 0 {
+		t.Fatalf("false data loss: %v", d)
+	}
+	r.check(t, r.goesOn("after", 100), "after")
+	_, err = r.verify()
+	r.check(t, err, "read-back")
+	r.checkOnce(t, "b", 5)
+	a, u, _ := r.outcomes(t, "b")
+	t.Logf("b: %d delivered, %d unknown; %d tail reads", a, u, r.h.tailReads(0))
+}
