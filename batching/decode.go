@@ -76,6 +76,32 @@ func nextBatch(raw []byte, at int) (batch, rest []byte, ok bool, err error) {
 	return raw[:total], raw[total:], true, nil
 }
 
+// legacyMinSize is the smallest magic 0 message after its size field: crc,
+// magic, attributes, key length, value length.
+const legacyMinSize = 4 + 1 + 1 + 4 + 4
+
+// isLegacy reports raw starting with a magic 0 or 1 message.
+func isLegacy(raw []byte) bool {
+	return len(raw) > offMagic && (raw[offMagic] == 0 || raw[offMagic] == 1)
+}
+
+// nextLegacy returns the header of the magic 0 or 1 message at the start of
+// raw; ok is false when it is truncated.
+func nextLegacy(raw []byte, at int) (h BatchHeader, rest []byte, ok bool, err error) {
+	m := int8(raw[offMagic])
+	size := int32(be.Uint32(raw[offLength:]))
+	if size < legacyMinSize {
+		return h, nil, false, fmt.Errorf("%w: message size %d at byte %d", ErrCorrupt, size, at)
+	}
+	total := int64(lengthFieldEnd) + int64(size)
+	if total > int64(len(raw)) {
+		return h, nil, false, nil // truncated last message
+	}
+	h = BatchHeader{BaseOffset: int64(be.Uint64(raw[offBaseOffset:])), Length: size, Magic: m,
+		ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1, NumRecords: 1}
+	return h, raw[total:], true, nil
+}
+
 // parseHeader reads the header of a complete batch.
 func parseHeader(b []byte) BatchHeader {
 	return BatchHeader{
@@ -97,10 +123,25 @@ func parseHeader(b []byte) BatchHeader {
 
 // ParseBatchHeaders walks the record batches in raw (such as a fetch
 // response's records bytes) and returns their headers, without checking
-// CRCs or decompressing. A truncated last batch is ignored.
+// CRCs or decompressing. A truncated last batch is ignored. Messages of the
+// old formats (magic 0 and 1, written before Kafka 0.11 and still found at
+// the start of old logs) are returned as headers with their Magic, their
+// offset as BaseOffset (for a compressed wrapper, its last inner offset),
+// LastOffsetDelta 0 and no producer (-1): nobody's idempotent batch, but
+// offsets a reader must step over.
 func ParseBatchHeaders(raw []byte) ([]BatchHeader, error) {
 	var hs []BatchHeader
 	for at := 0; ; {
+		if isLegacy(raw) {
+			legacy, rest, ok, err := nextLegacy(raw, at)
+			if err != nil || !ok {
+				return hs, err
+			}
+			hs = append(hs, legacy)
+			at += len(raw) - len(rest)
+			raw = rest
+			continue
+		}
 		batch, rest, ok, err := nextBatch(raw, at)
 		if err != nil {
 			return hs, err

@@ -134,3 +134,42 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// Old logs start with magic 0/1 messages: the header walk steps over them
+// (their offsets, no producer) instead of failing on every read.
+func TestParseHeadersStepsOverLegacyMessages(t *testing.T) {
+	legacy := func(offset int64, magic byte, value string) []byte {
+		body := []byte{0, 0, 0, 0, magic, 0} // crc (not checked), magic, attributes
+		if magic == 1 {
+			body = append(body, make([]byte, 8)...) // timestamp
+		}
+		body = append(body, 0xff, 0xff, 0xff, 0xff) // null key
+		body = be.AppendUint32(body, uint32(len(value)))
+		body = append(body, value...)
+		m := be.AppendUint64(nil, uint64(offset))
+		m = be.AppendUint32(m, uint32(len(body)))
+		return append(m, body...)
+	}
+	bs := encodeBatches(t, compress.None, randomRecords(3, 4, 50), 1<<20)
+	v2 := append([]byte(nil), bs[0].Bytes()...)
+	be.PutUint64(v2[offBaseOffset:], 2)
+	raw := append(append(legacy(0, 0, "old"), legacy(1, 1, "older")...), v2...)
+	hs, err := ParseBatchHeaders(raw)
+	if err != nil || len(hs) != 3 {
+		t.Fatalf("%d headers, %v", len(hs), err)
+	}
+	if hs[0].Magic != 0 || hs[0].BaseOffset != 0 || hs[0].ProducerID != -1 || hs[0].LastOffset() != 0 ||
+		hs[1].Magic != 1 || hs[1].BaseOffset != 1 || hs[2].Magic != 2 || hs[2].BaseOffset != 2 {
+		t.Fatalf("headers %+v", hs)
+	}
+	// A truncated legacy message ends the walk quietly, like a truncated batch.
+	if hs, err := ParseBatchHeaders(raw[:20]); err != nil || len(hs) != 0 {
+		t.Fatalf("truncated: %d headers, %v", len(hs), err)
+	}
+	// A legacy size too small to be a message is corrupt.
+	bad := legacy(0, 0, "x")
+	be.PutUint32(bad[offLength:], 3)
+	if _, err := ParseBatchHeaders(bad); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("short legacy message: %v", err)
+	}
+}
