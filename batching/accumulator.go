@@ -181,7 +181,7 @@ func (a *Accumulator) tryAppend(tp TopicPartition, r *Record, token any, wait bo
 	a.bufBytes += int64(size)
 	a.openRecords++
 	a.openBytes += int64(size)
-	if len(b.raw) >= a.cfg.BatchBytes {
+	if len(b.raw) >= a.cfg.BatchBytes || (a.cfg.BatchRecords > 0 && b.Records >= a.cfg.BatchRecords) {
 		a.closeLocked(p)
 	}
 	return nil, nil

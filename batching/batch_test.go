@@ -3,6 +3,7 @@ package batching
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -317,5 +318,30 @@ func TestReadyMayReenter(t *testing.T) {
 	}
 	if n < len(recs) {
 		t.Fatalf("%d records delivered, %d appended", n, len(recs))
+	}
+}
+
+// BatchRecords closes a batch at that many records, whatever its size.
+func TestBatchRecordsLimit(t *testing.T) {
+	col := newCollector()
+	a := newAcc(t, Config{Codec: compress.None, BatchRecords: 7, Linger: -1, Workers: 1}, col.ready)
+	tp := TopicPartition{"t", 0}
+	for i := range 30 {
+		r := Record{Value: []byte{byte(i)}}
+		if err := a.TryAppend(tp, &r, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.Flush()
+	a.Close()
+	var sizes []int
+	for _, b := range col.batches(tp) {
+		sizes = append(sizes, b.Records)
+	}
+	if fmt.Sprint(sizes) != "[7 7 7 7 2]" {
+		t.Fatalf("batch sizes %v, want [7 7 7 7 2]", sizes)
+	}
+	if _, err := NewAccumulator(Config{BatchRecords: -1}, col.ready); !errors.Is(err, ErrInvalidConfig) {
+		t.Fatalf("negative BatchRecords: %v", err)
 	}
 }

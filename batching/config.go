@@ -32,6 +32,9 @@ type Config struct {
 	// plus encoded records) reaches this; a record that would take the batch
 	// past it starts a new batch. Default 1 MiB.
 	BatchBytes int
+	// BatchRecords, when positive, also closes a batch once it holds this
+	// many records (librdkafka's batch.num.messages). Zero: no limit.
+	BatchRecords int
 	// Linger closes a batch this long after its first record was appended.
 	// Zero selects 5ms; a negative value disables the timer (batches then
 	// close only on size or Flush).
@@ -75,6 +78,8 @@ func (c Config) withDefaults() (Config, error) {
 		c.Workers = runtime.GOMAXPROCS(0)
 	}
 	switch {
+	case c.BatchRecords < 0:
+		return c, fmt.Errorf("%w: BatchRecords %d is negative", ErrInvalidConfig, c.BatchRecords)
 	case c.BatchBytes < batchHeaderLen+minRecordLen:
 		return c, fmt.Errorf("%w: BatchBytes %d below %d", ErrInvalidConfig, c.BatchBytes, batchHeaderLen+minRecordLen)
 	case c.BatchBytes > maxBatchBytes || c.MaxRecordBytes > maxBatchBytes:

@@ -38,6 +38,7 @@ type config struct {
 	codec            compress.Codec
 	level            int
 	batchBytes       int
+	batchRecords     int
 	maxRecordBytes   int
 	maxBufferedBytes int64
 	maxBufferedRecs  int
@@ -117,6 +118,10 @@ func Compression(codec compress.Codec, level int) Option {
 
 // BatchBytes sets the uncompressed size at which a batch closes (default 1 MiB).
 func BatchBytes(n int) Option { return func(c *config) { c.batchBytes = n } }
+
+// BatchRecords also closes a batch once it holds n records (librdkafka's
+// batch.num.messages); 0, the default, sets no limit.
+func BatchRecords(n int) Option { return func(c *config) { c.batchRecords = n } }
 
 // MaxRecordBytes sets the largest record accepted (default 1 MiB).
 func MaxRecordBytes(n int) Option { return func(c *config) { c.maxRecordBytes = n } }
@@ -220,6 +225,9 @@ func (c *config) validate() error {
 	}
 	if c.linger < 0 {
 		bad("Linger", "negative duration %v", c.linger)
+	}
+	if c.batchRecords < 0 {
+		bad("BatchRecords", "%d is negative", c.batchRecords)
 	}
 	if c.batchBytes <= 0 {
 		bad("BatchBytes", "%d is not positive", c.batchBytes)

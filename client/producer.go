@@ -116,6 +116,7 @@ func NewProducer(opts ...Option) (*Producer, error) {
 		Codec:              cfg.codec,
 		Level:              cfg.level,
 		BatchBytes:         cfg.batchBytes,
+		BatchRecords:       cfg.batchRecords,
 		Linger:             cfg.linger,
 		MaxRecordBytes:     cfg.maxRecordBytes,
 		MaxBufferedBytes:   cfg.maxBufferedBytes,

@@ -38,6 +38,7 @@ func (s *settings) clientOptions() ([]client.Option, error) {
 		client.Acks(s.acks),
 		client.Linger(s.linger),
 		client.BatchBytes(s.batchBytes),
+		client.BatchRecords(s.batchMessages),
 		client.Compression(s.codec, level),
 		client.DeliveryTimeout(s.deliveryTimeout),
 		client.RequestTimeout(s.requestTimeout),

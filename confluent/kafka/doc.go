@@ -67,8 +67,7 @@
 //	                                                     written / not written / unknown, but nothing is deduplicated
 //	linger.ms / queue.buffering.max.ms 5                 client.Linger (fractional ms allowed)
 //	batch.size                        1000000            client.BatchBytes (uncompressed bytes at which a batch closes)
-//	batch.num.messages                10000              accepted (1..1000000) but bounds nothing: rollsafe closes batches by
-//	                                                     batch.size and linger.ms only
+//	batch.num.messages                10000              client.BatchRecords (records at which a batch closes)
 //	compression.type / compression.codec  none           client.Compression codec: none, gzip, snappy, lz4, zstd
 //	compression.level                 -1 (codec default) client.Compression level
 //	message.timeout.ms / delivery.timeout.ms  300000     client.DeliveryTimeout; 0 means 100 years (librdkafka: infinite)
