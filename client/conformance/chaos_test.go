@@ -36,7 +36,7 @@ func chaosConfig(seed int64) scenario.ChaosConfig {
 		// as Kafka's day-long producer.id.expiration.ms always does; the
 		// realistic expiry, of a producer whose batches are all answered,
 		// is played between the schedule and the final wave (chaosPlay).
-		ExpiryIdle: 2 * time.Second,
+		ExpiryIdle: 3 * time.Second, // above the longest late append (LateHold 2.5 s)
 		// As unkind as a real cluster: requests processed after their
 		// connection dropped, brokers returning on new addresses, and —
 		// costing the producer its request timeout, so one schedule in
@@ -164,7 +164,20 @@ func chaosPlay(r *rig, pl *scenario.Player, sched scenario.Schedule) error {
 		if err := r.wait(30 * time.Second); err != nil {
 			return fmt.Errorf("before expiry: %w", err)
 		}
-		r.c.ExpireIdleProducers(0)
+		// Everything is answered, but a request the broker read before its
+		// connection dropped (a late step) may still be queued there; Kafka
+		// forgets a producer only after producer.id.expiration.ms of
+		// idleness (a day), far beyond that. So wait out the schedule's
+		// longest lateness, then expire the producers idle that long: one
+		// whose late request just landed is not idle, as in Kafka.
+		late := time.Duration(0)
+		for _, st := range sched.Steps {
+			if st.Kind == scenario.ProcessAfterDisconnect || st.Kind == scenario.DelayProcessing {
+				late = max(late, st.Duration+50*time.Millisecond)
+			}
+		}
+		time.Sleep(late)
+		r.c.ExpireIdleProducers(late)
 	}
 	if err := r.goesOn("after", 90); err != nil {
 		return err
