@@ -76,7 +76,14 @@ func TestConformance13StalledFollower(t *testing.T) {
 // B2 are in the leader's log above the high watermark: they must not be
 // written a second time; B3 is ErrNotWritten and absent.
 func TestConformance13StalledFollowerRefusedNext(t *testing.T) {
-	r := startT(t, stalledCfg(sim.CompactTopic(topic)))
+	t.Run("DescribeProducers", func(t *testing.T) { stalledRefusedNext(t) })
+	// Without DescribeProducers (brokers before 2.8) nothing can prove B1
+	// and B2 absent: they end unknown at the latest, never written twice.
+	t.Run("WithoutDescribeProducers", func(t *testing.T) { stalledRefusedNext(t, sim.WithoutDescribeProducers()) })
+}
+
+func stalledRefusedNext(t *testing.T, opts ...sim.Option) {
+	r := startT(t, stalledCfg(append([]sim.Option{sim.CompactTopic(topic)}, opts...)...))
 	ctx := context.Background()
 	r.produceKeyed(ctx, "warm", 50, 8, 0)
 	r.check(t, r.wait(10*time.Second), "warm-up")

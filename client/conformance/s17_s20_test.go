@@ -143,22 +143,34 @@ func TestConformance20BrokersMoveAddress(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		// Broker 0 comes back on a fresh port, each next one on the
-		// port its predecessor left (a rescheduled pod taking a freed
-		// address): an old address now reaches another broker.
-		addr := "127.0.0.1:0"
-		for b := range int32(3) {
-			time.Sleep(150 * time.Millisecond)
-			if err := r.c.StopBroker(b, true); err != nil {
-				moveErr = err
-				return
+		// Brokers 0 and 1 stop together; 1 comes back on the port 0
+		// left (a rescheduled pod taking a freed address), 0 on a fresh
+		// one; then 2 comes back on the port 1 left. An old address now
+		// reaches another broker, and the id the producer dials there
+		// is not the one that answers.
+		steps := []struct {
+			stop []int32
+			to   func() []string // new addresses, by stopped broker
+		}{
+			{[]int32{0, 1}, func() []string { return []string{"127.0.0.1:0", old[0]} }},
+			{[]int32{2}, func() []string { return []string{old[1]} }},
+		}
+		for _, st := range steps {
+			time.Sleep(200 * time.Millisecond)
+			for _, b := range st.stop {
+				if err := r.c.StopBroker(b, true); err != nil {
+					moveErr = err
+					return
+				}
 			}
 			time.Sleep(100 * time.Millisecond)
-			if _, err := r.c.StartBrokerAt(b, addr); err != nil {
-				moveErr = err
-				return
+			to := st.to()
+			for i := range st.stop {
+				if _, err := r.c.StartBrokerAt(st.stop[i], to[i]); err != nil {
+					moveErr = err
+					return
+				}
 			}
-			addr = old[b]
 		}
 	}()
 	for i := range 20 {
