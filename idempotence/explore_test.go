@@ -56,6 +56,7 @@ func (w *world) clone() *world {
 	c.lastDeliv = maps.Clone(w.lastDeliv)
 	c.leaderEpoch = maps.Clone(w.leaderEpoch)
 	c.trace = slices.Clone(w.trace)
+	c.late = slices.Clone(w.late)
 	return &c
 }
 
@@ -193,6 +194,11 @@ func TestRandomWalk(t *testing.T) {
 		faults := rng.IntN(14)
 		for steps := 0; steps < 2000; steps++ {
 			busy := w.busy()
+			if len(busy) == 0 && len(w.late) > 0 {
+				w.processLate()
+				w.pump()
+				continue
+			}
 			if len(busy) == 0 {
 				if deadlines && !w.pr.Idle() {
 					// Let time pass: deadlines expire.
@@ -216,6 +222,8 @@ func TestRandomWalk(t *testing.T) {
 					f = fMove
 				case x == 4:
 					f = fLeaderless
+				case x == 5:
+					f = fLate
 				}
 				faults--
 			}
@@ -225,7 +233,7 @@ func TestRandomWalk(t *testing.T) {
 			t.Fatalf("seed %d: walk did not finish", seed)
 		}
 		for _, line := range w.trace {
-			for _, k := range []string{"read tail", "bumped", "new producer id", "failed", "delivered", "send", "deadline", "unknown-processed", "restart", "code 45", "code 47", "truncated", "data loss", "split", "fatal", "leader-move"} {
+			for _, k := range []string{"read tail", "bumped", "new producer id", "failed", "delivered", "send", "deadline", "unknown-processed", "restart", "code 45", "code 47", "truncated", "data loss", "split", "fatal", "leader-move", "late p"} {
 				if strings.Contains(line, k) {
 					stats[k]++
 				}

@@ -42,6 +42,7 @@ type partition struct {
 	cautious bool      // after an error: one in flight until a success
 	needBump bool      // drain, then resend every unfinished batch from 0 under a fresh epoch
 	needRead bool      // drain, then read the tail before anything else
+	desync   bool      // the read is for a desynchronised broker state: renumber what is absent
 	reading  bool      // ReadTail asked, TailRead pending
 	stopped  error     // non-nil: every batch fails with it
 	retryAt  time.Time // hold until then

@@ -39,16 +39,16 @@ func (pr *Producer) respond(tp TopicPartition, id BatchID, r Response, now time.
 		b.rejected()
 		p.cautious = true
 		if head && !p.needBump {
-			p.needRead = true
+			p.needRead, p.desync = true, true
 		}
 	case outUnknownPID:
 		b.rejected()
-		p.cautious, p.needRead = true, true
+		p.cautious, p.needRead, p.desync = true, true, true
 	case outStaleEpoch:
 		b.rejected()
 		p.cautious = true
 		if b.unknown {
-			p.needRead = true // an earlier attempt may be in the log
+			p.needRead, p.desync = true, true // an earlier attempt may be in the log
 		} else {
 			p.needBump = true // written under a stale epoch: move on
 		}
@@ -101,7 +101,7 @@ func (pr *Producer) respond(tp TopicPartition, id BatchID, r Response, now time.
 // order of the batches counts.)
 func (pr *Producer) ack(p *partition, b *batch, base int64) {
 	if next, ok := p.minNextOffset(b); ok && base >= 0 && base < next {
-		p.cautious, p.needRead = true, true
+		p.cautious, p.needRead, p.desync = true, true, true
 	}
 	p.acked(b, base)
 	if p.cautious && !p.needBump && !p.needRead {

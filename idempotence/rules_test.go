@@ -934,3 +934,47 @@ func TestRuleCodesFollowAcks(t *testing.T) {
 		}},
 	})
 }
+
+// A read made only to settle a batch that reached its deadline (no desync)
+// leaves the sequence chain as it is when the log holds everything before
+// the next unknown batch: that batch is resent unchanged — the broker
+// appends it in order or recognises a copy that landed meanwhile (a request
+// it had read before the connection dropped) — instead of being renumbered
+// next to such a copy.
+func TestRuleSettlingReadResendsUnchanged(t *testing.T) {
+	runRules(t, []ruleCase{
+		{name: "no hole: same epoch, same sequence", run: func(r *rig) {
+			r.pr.enqueue(tp0, 1, 1, r.now.Add(3*time.Second))
+			r.pr.enqueue(tp0, 2, 1, r.now.Add(time.Hour))
+			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
+			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
+			r.answer(tp0, 2, CodeTransport, MaybeAppended, -1)
+			r.now = r.now.Add(5 * time.Second)
+			r.pr.tick(r.now)
+			ev := r.take()
+			r.failed(ev, 1, ErrDeliveryTimeout, ErrOutcomeUnknown)
+			r.is(len(find[ReadTail](ev)) == 1, "no tail read")
+			r.pr.tailRead(tp0, Tail{HighWatermark: 1, Described: true,
+				Batches:   []TailBatch{{BaseOffset: 0, ProducerID: 1000, Epoch: 3, Records: 1}},
+				Producers: []ProducerState{{ProducerID: 1000, Epoch: 3, LastSequence: 0}}})
+			ev = r.take()
+			r.none(ev, "an epoch bump", len(find[EpochBumped](ev)))
+			r.later()
+			r.pr.leaderChanged(tp0, 1, 7) // the dropped connection asked for metadata
+			r.sendsAre(r.send(tp0), "2@3/1")
+		}},
+		{name: "a hole (the expired batch is absent): what follows is renumbered", run: func(r *rig) {
+			r.pr.enqueue(tp0, 1, 1, r.now.Add(3*time.Second))
+			r.pr.enqueue(tp0, 2, 1, r.now.Add(time.Hour))
+			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
+			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
+			r.answer(tp0, 2, CodeNotEnoughReplicas, NotAppended, -1)
+			r.now = r.now.Add(5 * time.Second)
+			r.pr.tick(r.now)
+			r.take()
+			r.pr.tailRead(tp0, Tail{HighWatermark: 0, Described: true})
+			r.later()
+			r.sendsAre(r.send(tp0), "2@4/0")
+		}},
+	})
+}

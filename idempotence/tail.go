@@ -54,6 +54,12 @@ func (pr *Producer) tailRead(tp TopicPartition, t Tail) {
 		}
 	}
 	p.shortReads = 0
+	// Without a desync the broker's sequence state still matches ours: a
+	// batch the read does not show is resent unchanged (the broker
+	// appends it in order or recognises a copy that landed meanwhile), and
+	// the partition moves to a new epoch only if the read leaves a hole.
+	keep := !p.desync && !p.needBump
+	gap := false
 	found := make(map[tailKey]TailBatch, len(t.Batches))
 	for _, tb := range t.Batches {
 		found[tailKey{tb.ProducerID, tb.Epoch, tb.BaseSequence}] = tb
@@ -77,6 +83,10 @@ func (pr *Producer) tailRead(tp TopicPartition, t Tail) {
 		// may have accepted a later batch without state for the producer
 		// — after expiry: the batch stays unknown below.)
 		held := t.Described && leaderHolds(t.Producers, b)
+		if keep && !b.reported && b.fatal == nil && !b.tooLarge && !b.expired && p.stopped == nil {
+			continue // resent unchanged: in order after what the log holds
+		}
+		gap = true
 		if b.reported || (b.unknown && (!t.Described || held)) {
 			// Its outcome stays unknown (already reported as such, or
 			// unprovable): it leaves, never to be written again.
@@ -118,7 +128,11 @@ func (pr *Producer) tailRead(tp TopicPartition, t Tail) {
 	}
 	p.heldReads = 0
 	p.needRead = false
-	p.needBump = true // the broker's sequence state is not trusted any more
+	if !keep || gap {
+		p.needBump = true // what follows the hole (or the desync) is renumbered
+	}
+	p.desync = false
+	pr.wake(p)
 	pr.settle(p)
 }
 

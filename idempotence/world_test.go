@@ -30,9 +30,10 @@ const (
 	fTooLarge   // MESSAGE_TOO_LARGE, not processed (random walk only)
 	fMove       // a clean leader move announced by metadata, then answers (random walk only)
 	fLeaderless // metadata shows no leader, then a new one, then the old leader answers (random walk only)
+	fLate       // the connection drops once the broker read the request; the broker processes it at the next step, after the client may have resent it (random walk only)
 )
 
-var faultNames = [...]string{"ok", "not-appended", "unknown-processed", "unknown-dropped", "head-ooo", "unknown-pid", "stale-epoch", "timed-out", "restart", "", "truncate", "fatal", "too-large", "leader-move", "leaderless"}
+var faultNames = [...]string{"ok", "not-appended", "unknown-processed", "unknown-dropped", "head-ooo", "unknown-pid", "stale-epoch", "timed-out", "restart", "", "truncate", "fatal", "too-large", "leader-move", "leaderless", "late"}
 
 func (f fault) String() string { return faultNames[f] }
 
@@ -89,6 +90,25 @@ type world struct {
 	leaderEpoch map[TopicPartition]int32
 	nextID      BatchID
 	trace       []string
+	late        []lateReq // read by the broker, processed at the next step
+}
+
+// lateReq is a request the broker read before its connection dropped.
+type lateReq struct {
+	tp      TopicPartition
+	send    Send
+	records int32
+}
+
+// processLate has the broker process the requests it read before their
+// connections dropped: appended, or refused by the producer state of now;
+// the answers go nowhere.
+func (w *world) processLate() {
+	for _, l := range w.late {
+		code, base := w.m.produce(l.tp, l.send, l.records)
+		w.logf("late p%d id=%d %d/%d processed -> code %d at %d", l.tp.Partition, l.send.ID, l.send.Epoch, l.send.BaseSequence, code, base)
+	}
+	w.late = nil
 }
 
 func newWorld(fatalf func(string, ...any), cfg Config, epochPerPID bool, perTP []int, startEpoch int16) *world {
@@ -140,6 +160,7 @@ func (w *world) busy() []int {
 
 // step answers the oldest request of partition i with fault f.
 func (w *world) step(i int, f fault) {
+	w.processLate()
 	tp := w.tps[i]
 	q := w.net[tp]
 	r := q[0]
@@ -183,6 +204,9 @@ func (w *world) step(i int, f fault) {
 	case fNotAppended:
 		resp = Response{Code: CodeNotLeaderOrFollower, Class: NotAppended, LogStartOffset: -1}
 	case fUnknownDropped:
+		resp = Response{Code: CodeTransport, Class: MaybeAppended, LogStartOffset: -1}
+	case fLate:
+		w.late = append(w.late, lateReq{tp: tp, send: r.send, records: b.records})
 		resp = Response{Code: CodeTransport, Class: MaybeAppended, LogStartOffset: -1}
 	case fHeadOOO:
 		resp = Response{Code: CodeOutOfOrderSequenceNumber, LogStartOffset: -1}
