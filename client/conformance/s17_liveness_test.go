@@ -12,9 +12,9 @@ import (
 )
 
 // TestConformance17LongPartitionRead (issue 12, item 5): partition 0 holds
-// about 24 MB written by another producer — three of the producer's 8 MB
-// read pages, more than one request timeout's worth of reading under the
-// race detector. This producer's first batch there is appended but
+// about 40 MB written by another producer — five of the producer's 8 MB
+// read pages, each well within a request timeout (700 ms), all five
+// together not, under the race detector. This producer's first batch there is appended but
 // answered REQUEST_TIMED_OUT, and its retry OUT_OF_ORDER_SEQUENCE_NUMBER:
 // with no batch of its own acknowledged, the producer must read the
 // partition from its log start. The read finishes (each request has its own
@@ -26,7 +26,7 @@ import (
 // simulator accepts only v2 batches).
 func TestConformance17LongPartitionRead(t *testing.T) {
 	r := startT(t, cfg{partitions: 1, client: []client.Option{
-		client.RequestTimeout(300 * time.Millisecond), client.DeliveryTimeout(5 * time.Second),
+		client.RequestTimeout(700 * time.Millisecond), client.DeliveryTimeout(10 * time.Second),
 		client.RetryBackoff(20 * time.Millisecond),
 	}})
 	ctx := context.Background()
@@ -34,7 +34,7 @@ func TestConformance17LongPartitionRead(t *testing.T) {
 		client.BatchBytes(256<<10), client.Compression(compress.None, compress.DefaultLevel))
 	r.check(t, err, "filler")
 	pad := strings.Repeat("f", 8<<10)
-	for i := range 3000 {
+	for i := range 5000 {
 		fill.Produce(ctx, &client.Record{Topic: topic, Partition: 0, HasPartition: true, Value: []byte("filler-" + itoa(i) + pad)}, nil)
 	}
 	fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
