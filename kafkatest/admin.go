@@ -349,3 +349,41 @@ func (c *Cluster) SetClusterConfig(ctx context.Context, key string, value *strin
 	}
 	return nil
 }
+
+// ActiveProducers returns the producer ids the leader of topic's
+// partition keeps state for (DescribeProducers, KIP-664), e.g. to see a
+// producer id expire.
+func (c *Cluster) ActiveProducers(ctx context.Context, topic string, partition int32) ([]int64, error) {
+	leader, err := c.Leader(ctx, topic, partition)
+	if err != nil {
+		return nil, err
+	}
+	if leader < 0 || int(leader) >= len(c.nodes) {
+		return nil, fmt.Errorf("kafkatest: %s[%d] has no leader", topic, partition)
+	}
+	conn, err := protocol.Dial(ctx, c.DirectAddr(leader), protocol.ConnConfig{ClientID: "kafkatest-admin"})
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	req := kmsg.NewPtrDescribeProducersRequest()
+	rt := kmsg.NewDescribeProducersRequestTopic()
+	rt.Topic, rt.Partitions = topic, []int32{partition}
+	req.Topics = []kmsg.DescribeProducersRequestTopic{rt}
+	resp, err := conn.Request(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("kafkatest: describe producers of %s[%d]: %w", topic, partition, err)
+	}
+	var out []int64
+	for _, t := range resp.(*kmsg.DescribeProducersResponse).Topics {
+		for _, p := range t.Partitions {
+			if p.ErrorCode != 0 {
+				return nil, fmt.Errorf("kafkatest: describe producers: %w", protocol.PartitionError(p.ErrorCode, t.Topic, p.Partition, ""))
+			}
+			for _, a := range p.ActiveProducers {
+				out = append(out, a.ProducerID)
+			}
+		}
+	}
+	return out, nil
+}

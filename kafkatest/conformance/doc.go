@@ -1,0 +1,7 @@
+// Package conformance runs rollsafe's producer against a real Apache Kafka
+// cluster (kafkatest) through the faults real clusters have — controlled
+// shutdown and preferred-leader election (the seed, confluent-kafka-go#830),
+// kill -9, rolling restarts, a paused zombie leader, a network blackhole,
+// MESSAGE_TOO_LARGE, producer-id expiry — and reads every partition back
+// to prove nothing was lost, duplicated or reordered. Tests only.
+package conformance
