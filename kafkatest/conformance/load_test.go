@@ -18,13 +18,13 @@ import (
 // hooks counts the producer's recovery actions.
 type hooks struct {
 	client.NopHooks
-	mu        sync.Mutex
-	retries   map[int32]int
-	bumps     int
-	tails     int
-	losses    []client.DataLoss
-	maxSent   int // largest batch sent, bytes
-	sentTo    map[int32]map[int32]int
+	mu      sync.Mutex
+	retries map[int32]int
+	bumps   int
+	tails   int
+	losses  []client.DataLoss
+	maxSent int // largest batch sent, bytes
+	sentTo  map[int32]map[int32]int
 }
 
 func (h *hooks) BatchSent(_ string, p int32, broker int32, _ int, n int, retry bool) {
