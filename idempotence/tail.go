@@ -73,7 +73,8 @@ func (pr *Producer) tailRead(tp TopicPartition, t Tail) {
 			p.acked(b, tb.BaseOffset)
 			continue
 		}
-		if t.Described && leaderHolds(t.Producers, b) && p.heldReads < maxHeldReads {
+		held := t.Described && leaderHolds(t.Producers, b)
+		if held && p.heldReads < maxHeldReads {
 			// Appended, not yet committed: not absent. Read again.
 			p.heldReads++
 			pr.readAgain(p)
@@ -82,7 +83,6 @@ func (pr *Producer) tailRead(tp TopicPartition, t Tail) {
 		// (A leader whose state stays ahead of a batch it never shows
 		// may have accepted a later batch without state for the producer
 		// — after expiry: the batch stays unknown below.)
-		held := t.Described && leaderHolds(t.Producers, b)
 		if keep && !b.reported && b.fatal == nil && !b.tooLarge && !b.expired && p.stopped == nil {
 			continue // resent unchanged: in order after what the log holds
 		}
