@@ -63,7 +63,10 @@ const (
 // same broker in the same run: kfake with BlackholeProduce and the rollsafe
 // simulator in sink mode, each in a child process, topic of 6 partitions.
 // acks=all and idempotence for every client. One op is one record: b.N
-// records are produced asynchronously, then flushed, all timed.
+// records are produced asynchronously, then flushed, all timed. Besides
+// rec/s and MB/s it reports cpu-ns/rec, the CPU time of the client process
+// per record (getrusage, every thread), and brk-cpu-ns/rec, the broker
+// child's (Linux).
 //
 //	cd bench && go test -run '^$' -bench BenchmarkProduce -count 5 | tee new.txt
 //	benchstat -col /client new.txt
@@ -127,16 +130,25 @@ func benchProduce(b *testing.B, bp *brokerProc, pc peerClient, codec compress.Co
 	}
 	runtime.GC()
 	b.ReportAllocs()
+	cpu0, brk0 := selfCPU(), procCPU(bp.pid())
 	b.ResetTimer()
 	for i := range b.N {
 		p.produce(ctx, &ring[i%len(ring)])
 	}
 	err = p.flush(ctx)
 	b.StopTimer()
+	cpu1, brk1 := selfCPU(), procCPU(bp.pid())
 	if err != nil {
 		b.Fatal(err)
 	}
 	sec := b.Elapsed().Seconds()
 	b.ReportMetric(float64(b.N)/sec, "rec/s")
 	b.ReportMetric(float64(payloadBytes(ring, b.N))/sec/1e6, "MB/s")
+	// CPU per record: the client process (every thread: caller, client
+	// goroutines, GC), and the broker child's, from getrusage and
+	// /proc/<pid>/stat (10 ms ticks, so only large b.N say much).
+	b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/rec")
+	if brk0 >= 0 && brk1 >= 0 {
+		b.ReportMetric(float64(brk1-brk0)/float64(b.N), "brk-cpu-ns/rec")
+	}
 }

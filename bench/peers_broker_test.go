@@ -93,6 +93,9 @@ func startBrokerProc(spec brokerSpec) (*brokerProc, error) {
 	}
 }
 
+// pid is the child's process id.
+func (bp *brokerProc) pid() int { return bp.cmd.Process.Pid }
+
 // brokerStopTimeout bounds a child's clean exit after its stdin closes.
 const brokerStopTimeout = 10 * time.Second
 

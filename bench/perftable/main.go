@@ -1,0 +1,156 @@
+// Command perftable regenerates issue 14's performance table: it builds
+// bench's test binary, runs BenchmarkProduce's cells for every client in
+// interleaved rounds (each round runs every cell, the clients of a cell
+// back to back, their order rotated from round to round), and prints a
+// markdown table of medians and ratios of medians.
+//
+// Run it from bench/:
+//
+//	go run ./perftable                 # 5 rounds, rollsafe, kgo and sarama, kfake and sim
+//	go run ./perftable -rounds 3 -clients rollsafe,kgo -brokers kfake
+//
+// Each benchmark run is a fresh process with its own broker child, producing
+// a fixed number of records (-scale multiplies them) so that every client
+// of a cell does the same work.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+func main() {
+	rounds := flag.Int("rounds", 5, "interleaved rounds")
+	clients := flag.String("clients", "rollsafe,kgo,sarama", "clients, the first is compared with the others")
+	brokers := flag.String("brokers", "kfake,sim", "broker kinds")
+	scale := flag.Float64("scale", 1, "multiplies every cell's record count")
+	bin := flag.String("bin", "", "bench test binary to use instead of building one (go test -c)")
+	raw := flag.String("raw", "", "also append the raw benchmark lines to this file (benchstat input)")
+	verbose := flag.Bool("v", false, "print each run's line to stderr")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, config{
+		rounds:  *rounds,
+		clients: strings.Split(*clients, ","),
+		brokers: strings.Split(*brokers, ","),
+		scale:   *scale,
+		bin:     *bin,
+		raw:     *raw,
+		verbose: *verbose,
+	}, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "perftable:", err)
+		os.Exit(1)
+	}
+}
+
+type config struct {
+	rounds           int
+	clients, brokers []string
+	scale            float64
+	bin, raw         string
+	verbose          bool
+}
+
+func run(ctx context.Context, cfg config, out io.Writer) error {
+	if cfg.rounds < 1 || len(cfg.clients) == 0 {
+		return fmt.Errorf("need at least one round and one client")
+	}
+	bin := cfg.bin
+	if bin == "" {
+		dir, err := os.MkdirTemp("", "perftable")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		bin = filepath.Join(dir, "bench.test")
+		build := exec.CommandContext(ctx, "go", "test", "-c", "-o", bin, ".")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("building the bench test binary (run perftable from bench/): %w", err)
+		}
+	}
+	var rawOut io.Writer = io.Discard
+	if cfg.raw != "" {
+		f, err := os.OpenFile(cfg.raw, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		rawOut = f
+	}
+	cs := selectCells(cfg.brokers)
+	res := newResults()
+	loadStart := loadAvg()
+	start := time.Now()
+	for r := range cfg.rounds {
+		for _, c := range cs {
+			n := max(int(float64(c.records)*cfg.scale), 1000)
+			for i := range cfg.clients {
+				cl := cfg.clients[(i+r)%len(cfg.clients)]
+				line, err := runOne(ctx, bin, c, cl, n)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(rawOut, line)
+				if cfg.verbose {
+					fmt.Fprintf(os.Stderr, "round %d: %s\n", r+1, line)
+				}
+				m, err := parseLine(line)
+				if err != nil {
+					return err
+				}
+				res.add(c.key(), cl, m)
+			}
+		}
+		fmt.Fprintf(os.Stderr, "perftable: round %d/%d done after %v, load %s\n", r+1, cfg.rounds, time.Since(start).Round(time.Second), loadAvg())
+	}
+	fmt.Fprintf(out, "%d interleaved rounds, %s, load average (1/5/15 min) %s at start, %s at end; %s.\n\n",
+		cfg.rounds, time.Now().UTC().Format("2006-01-02 15:04 UTC"), loadStart, loadAvg(), time.Since(start).Round(time.Second))
+	writeTable(out, cs, cfg.clients, res)
+	return nil
+}
+
+// runOne runs one client in one cell for n records and returns the
+// benchmark's result line.
+func runOne(ctx context.Context, bin string, c cell, client string, n int) (string, error) {
+	pattern := fmt.Sprintf("^BenchmarkProduce$/^broker=%s$/^codec=%s$/^size=%s$/^client=%s$", c.broker, c.codec, c.size, client)
+	cmd := exec.CommandContext(ctx, bin, "-test.run", "^$", "-test.bench", pattern,
+		"-test.benchtime", fmt.Sprintf("%dx", n), "-test.benchmem", "-test.count", "1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("%s %s: %w\n%s%s", c.key(), client, err, stdout.String(), stderr.String())
+	}
+	sc := bufio.NewScanner(&stdout)
+	for sc.Scan() {
+		if l := sc.Text(); strings.HasPrefix(l, "BenchmarkProduce/") {
+			return l, nil
+		}
+	}
+	return "", fmt.Errorf("%s %s: no benchmark line in:\n%s%s", c.key(), client, stdout.String(), stderr.String())
+}
+
+// loadAvg is /proc/loadavg's three load averages, or "?".
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], "/")
+}

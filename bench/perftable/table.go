@@ -1,0 +1,198 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// cell is one row of the table: a BenchmarkProduce cell and how many
+// records each run of it produces.
+type cell struct {
+	broker  string // benchmark broker name: kfake, sim, kfake3, sim3
+	codec   string
+	size    string
+	records int
+}
+
+func (c cell) key() string { return c.broker + "/" + c.codec + "/" + c.size }
+
+// issueCells are issue 14's cells for one broker kind; the record counts
+// make each run last about a second on a loaded 2-core machine.
+func issueCells(kind string) []cell {
+	return []cell{
+		{kind, "none", "100B", 1_000_000},
+		{kind, "none", "1KB", 400_000},
+		{kind, "gzip", "100B", 500_000},
+		{kind, "gzip", "1KB", 150_000},
+		{kind + "3", "gzip", "1KB", 150_000},
+		{kind, "zstd", "1KB", 200_000},
+	}
+}
+
+func selectCells(kinds []string) []cell {
+	var cs []cell
+	for _, k := range kinds {
+		cs = append(cs, issueCells(k)...)
+	}
+	return cs
+}
+
+// metrics is one benchmark line's values by unit (ns/op, rec/s,
+// cpu-ns/rec, brk-cpu-ns/rec, B/op, allocs/op, ...).
+type metrics map[string]float64
+
+// parseLine parses a `go test -bench` result line:
+// name, iterations, then value-unit pairs.
+func parseLine(l string) (metrics, error) {
+	f := strings.Fields(l)
+	if len(f) < 4 || len(f)%2 != 0 {
+		return nil, fmt.Errorf("not a benchmark line: %q", l)
+	}
+	m := metrics{}
+	for i := 2; i+1 < len(f); i += 2 {
+		v, err := strconv.ParseFloat(f[i], 64)
+		if err != nil {
+			return nil, fmt.Errorf("benchmark line %q: %w", l, err)
+		}
+		m[f[i+1]] = v
+	}
+	return m, nil
+}
+
+// results holds every run's metrics by cell key and client.
+type results struct {
+	runs map[string]map[string][]metrics
+}
+
+func newResults() *results { return &results{runs: map[string]map[string][]metrics{}} }
+
+func (r *results) add(cell, client string, m metrics) {
+	if r.runs[cell] == nil {
+		r.runs[cell] = map[string][]metrics{}
+	}
+	r.runs[cell][client] = append(r.runs[cell][client], m)
+}
+
+// median is the median of unit over a cell's runs of client (NaN-free: 0
+// if there are none).
+func (r *results) median(cell, client, unit string) float64 {
+	var vs []float64
+	for _, m := range r.runs[cell][client] {
+		if v, ok := m[unit]; ok {
+			vs = append(vs, v)
+		}
+	}
+	return median(vs)
+}
+
+func median(vs []float64) float64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	s := slices.Clone(vs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// roundRatios is, per round, a's unit over b's (runs are in round order).
+func (r *results) roundRatios(cell, a, b, unit string) []float64 {
+	ra, rb := r.runs[cell][a], r.runs[cell][b]
+	var out []float64
+	for i := range min(len(ra), len(rb)) {
+		if rb[i][unit] != 0 {
+			out = append(out, ra[i][unit]/rb[i][unit])
+		}
+	}
+	return out
+}
+
+func ratio(a, b float64) string {
+	if b == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f×", a/b)
+}
+
+func rate(v float64) string {
+	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%.2fM", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%.0fk", v/1e3)
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+// us is nanoseconds as microseconds with two decimals (CPU s per 100k
+// records is the same number divided by 10).
+func us(ns float64) string { return fmt.Sprintf("%.2f", ns/1e3) }
+
+// span is "min–max" of vs, or "–".
+func span(vs []float64) string {
+	if len(vs) == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f–%.2f", slices.Min(vs), slices.Max(vs))
+}
+
+func joined(vs []string) string { return strings.Join(vs, " / ") }
+
+// writeTable prints the markdown table: throughput, CPU per record
+// (client process, and client plus broker), memory per record; the first
+// client against each other one.
+func writeTable(w io.Writer, cs []cell, clients []string, r *results) {
+	first, others := clients[0], clients[1:]
+	hdr := []string{"broker", "codec", "size"}
+	for _, c := range clients {
+		hdr = append(hdr, c+" rec/s")
+	}
+	for _, o := range others {
+		hdr = append(hdr, first+"/"+o+" rec/s", "(rounds min–max)")
+	}
+	hdr = append(hdr, "client CPU µs/rec "+joined(clients))
+	for _, o := range others {
+		hdr = append(hdr, "CPU "+first+"/"+o)
+	}
+	hdr = append(hdr, "CPU incl. broker µs/rec "+joined(clients), "B/op "+joined(clients), "allocs/op "+joined(clients))
+	fmt.Fprintln(w, "| "+strings.Join(hdr, " | ")+" |")
+	sep := make([]string, len(hdr))
+	for i := range sep {
+		sep[i] = "---"
+		if i >= 3 {
+			sep[i] = "---:"
+		}
+	}
+	fmt.Fprintln(w, "|"+strings.Join(sep, "|")+"|")
+	for _, c := range cs {
+		k := c.key()
+		row := []string{c.broker, c.codec, c.size}
+		for _, cl := range clients {
+			row = append(row, rate(r.median(k, cl, "rec/s")))
+		}
+		for _, o := range others {
+			rr := r.roundRatios(k, first, o, "rec/s")
+			row = append(row, ratio(r.median(k, first, "rec/s"), r.median(k, o, "rec/s")), span(rr))
+		}
+		var cpu, tot, bop, allocs []string
+		for _, cl := range clients {
+			cpu = append(cpu, us(r.median(k, cl, "cpu-ns/rec")))
+			tot = append(tot, us(r.median(k, cl, "cpu-ns/rec")+r.median(k, cl, "brk-cpu-ns/rec")))
+			bop = append(bop, fmt.Sprintf("%.0f", r.median(k, cl, "B/op")))
+			allocs = append(allocs, fmt.Sprintf("%.0f", r.median(k, cl, "allocs/op")))
+		}
+		row = append(row, joined(cpu))
+		for _, o := range others {
+			row = append(row, ratio(r.median(k, first, "cpu-ns/rec"), r.median(k, o, "cpu-ns/rec")))
+		}
+		row = append(row, joined(tot), joined(bop), joined(allocs))
+		fmt.Fprintln(w, "| "+strings.Join(row, " | ")+" |")
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "rec/s, CPU and memory are medians over the rounds; ratios are of medians. Client CPU is getrusage of the benchmark process (every thread) per record; \"incl. broker\" adds the broker child's (/proc, 10 ms ticks). µs/rec × 0.1 = CPU s per 100k records.\n")
+}
