@@ -30,7 +30,10 @@ type MetadataConfig struct {
 	// RefreshInterval is how often all known topics are refreshed in the
 	// background (default 5 minutes; negative disables).
 	RefreshInterval time.Duration
-	// RefreshTimeout bounds one refresh (default 10s).
+	// RefreshTimeout bounds one refresh (default 10s). A refresh asks up
+	// to refreshTries brokers in turn, each for at most an equal share of
+	// it, so a broker that stopped answering (a host gone from the network,
+	// its connection open and silent) costs one share, not the refresh.
 	RefreshTimeout time.Duration
 	// Logger receives refresh failures; nil discards them.
 	Logger *slog.Logger
@@ -57,9 +60,12 @@ type Metadata struct {
 	lastRefresh time.Time
 	refreshes   int
 
-	connMu sync.Mutex
-	conn   *Conn
-	next   int
+	movedMu sync.Mutex
+	onMoved []func(id int32) // onBrokerMoved
+
+	connMu    sync.Mutex
+	conn      *Conn
+	lastTried string // the address getConn dialed last
 }
 
 type topicMeta struct {
@@ -196,6 +202,9 @@ func (m *Metadata) topicErrors(topics []string) error {
 	return errors.Join(errs...)
 }
 
+// refreshTries is how many brokers one refresh asks at most.
+const refreshTries = 3
+
 func (m *Metadata) refresh() (refreshResult, error) {
 	ctx, cancel := context.WithTimeout(m.ctx, m.cfg.RefreshTimeout)
 	defer cancel()
@@ -213,12 +222,19 @@ func (m *Metadata) refresh() (refreshResult, error) {
 	req.AllowAutoTopicCreation = false
 
 	var errs []error
-	for try := 0; try < 3; try++ {
-		c, err := m.getConn(ctx)
+	for try := 0; try < refreshTries; try++ {
+		actx, acancel := context.WithTimeout(ctx, m.cfg.RefreshTimeout/refreshTries)
+		c, err := m.getConn(actx)
 		if err != nil {
-			return refreshResult{}, err
+			acancel()
+			errs = append(errs, err)
+			if ctx.Err() != nil {
+				break
+			}
+			continue
 		}
-		resp, err := c.Request(ctx, req)
+		resp, err := c.Request(actx, req)
+		acancel()
 		if err != nil {
 			errs = append(errs, err)
 			m.dropConn(c)
@@ -251,20 +267,32 @@ func (m *Metadata) getConn(ctx context.Context) (*Conn, error) {
 		}
 	}
 	m.mu.RLock()
-	addrs := make([]string, 0, len(m.brokers)+len(m.bootstrap))
+	known := make([]string, 0, len(m.brokers))
 	for _, a := range m.brokers {
-		addrs = append(addrs, a)
+		known = append(known, a)
 	}
 	m.mu.RUnlock()
-	slices.Sort(addrs)
-	addrs = append(addrs, m.bootstrap...)
-	addrs = slices.Compact(addrs)
+	slices.Sort(known)
+	// The brokers metadata names come first, starting after the one
+	// tried last (so the attempt after one that failed or hung goes to
+	// another broker); the bootstrap list only after them, as an address
+	// there may be one a broker left.
+	if i := slices.Index(known, m.lastTried); i >= 0 {
+		known = append(known[i+1:], known[:i+1]...)
+	}
+	addrs := append(known, m.bootstrap...)
+	seen := make(map[string]bool, len(addrs))
+	addrs = slices.DeleteFunc(addrs, func(a string) bool {
+		dup := seen[a]
+		seen[a] = true
+		return dup
+	})
 	if len(addrs) == 0 {
 		return nil, fmt.Errorf("%w: empty bootstrap list", ErrNoBroker)
 	}
 	var errs []error
-	for i := range addrs {
-		addr := addrs[(m.next+i)%len(addrs)]
+	for _, addr := range addrs {
+		m.lastTried = addr
 		c, err := m.cfg.Dial(ctx, addr)
 		if err != nil {
 			errs = append(errs, err)
@@ -273,7 +301,6 @@ func (m *Metadata) getConn(ctx context.Context) (*Conn, error) {
 			}
 			continue
 		}
-		m.next = (m.next + i + 1) % len(addrs)
 		m.conn = c
 		return c, nil
 	}
@@ -300,8 +327,17 @@ func (m *Metadata) apply(resp *kmsg.MetadataResponse) error {
 		}
 		brokers[b.NodeID] = net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port)))
 	}
+	var moved []int32
+	defer func() { m.notifyMoved(moved) }() // after the unlock
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	for id, addr := range brokers {
+		// A broker missing from the last answer (it was down) may be
+		// back elsewhere: the pools compare with where they connected.
+		if was, ok := m.brokers[id]; !ok || was != addr {
+			moved = append(moved, id)
+		}
+	}
 	m.brokers = brokers
 	for _, t := range resp.Topics {
 		if t.Topic == nil {
@@ -428,6 +464,8 @@ func (m *Metadata) ApplyLeaderHint(topic string, partition, leader, leaderEpoch 
 	if leader < 0 {
 		return
 	}
+	var moved []int32
+	defer func() { m.notifyMoved(moved) }() // after the unlock
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	tm, ok := m.topics[topic]
@@ -440,6 +478,36 @@ func (m *Metadata) ApplyLeaderHint(topic string, partition, leader, leaderEpoch 
 	}
 	pm.leader, pm.epoch, pm.err = leader, leaderEpoch, 0
 	if addr != "" {
+		if was, ok := m.brokers[leader]; ok && was != addr {
+			moved = append(moved, leader)
+		}
 		m.brokers[leader] = addr
+	}
+}
+
+// onBrokerMoved registers f, called (without locks held) with each broker
+// id a refresh or a leader hint gives a new address (or that the previous
+// refresh did not list). Pools resolving
+// through m register, so that a connection to an address a broker left is
+// dropped as soon as the move is known, not when it is next asked for: a
+// broker gone from the network leaves its connections open and silent,
+// and requests in flight on them would otherwise wait out their timeout.
+func (m *Metadata) onBrokerMoved(f func(id int32)) {
+	m.movedMu.Lock()
+	m.onMoved = append(m.onMoved, f)
+	m.movedMu.Unlock()
+}
+
+func (m *Metadata) notifyMoved(ids []int32) {
+	if len(ids) == 0 {
+		return
+	}
+	m.movedMu.Lock()
+	fs := slices.Clone(m.onMoved)
+	m.movedMu.Unlock()
+	for _, id := range ids {
+		for _, f := range fs {
+			f(id)
+		}
 	}
 }

@@ -100,7 +100,37 @@ func NewPool(brokers BrokerResolver, cfg PoolConfig) *Pool {
 	}
 	p := &Pool{cfg: cfg, brokers: brokers, log: cfg.Logger, slots: map[int32]*slot{}, done: make(chan struct{})}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
+	if w, ok := brokers.(moveWatcher); ok {
+		w.onBrokerMoved(p.brokerMoved)
+	}
 	return p
+}
+
+// moveWatcher is a resolver that says when a broker id moves (*Metadata).
+type moveWatcher interface {
+	onBrokerMoved(func(id int32))
+}
+
+// brokerMoved closes the connection to broker id's old address at once,
+// failing the requests in flight on it with ErrConnLostAfterWrite, so they
+// are retried at the new address instead of waiting for an answer a
+// vanished host never sends. A slot being dialed is left to its dialer,
+// which resolves the address afresh.
+func (p *Pool) brokerMoved(id int32) {
+	p.mu.Lock()
+	s := p.slots[id]
+	closed := p.closed
+	p.mu.Unlock()
+	if s == nil || closed {
+		return
+	}
+	select {
+	case s.lock <- struct{}{}:
+	default:
+		return // being dialed
+	}
+	defer func() { <-s.lock }()
+	p.current(s, id)
 }
 
 func alive(c *Conn) bool {
