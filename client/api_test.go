@@ -97,7 +97,7 @@ func TestProduceBlocksForRoomUntilContextEnds(t *testing.T) {
 	ctx := context.Background()
 	require.NoError(t, p.ProduceSync(ctx, &client.Record{Topic: "t", Value: []byte("warm")}).FirstErr())
 	for id := int32(0); id < 3; id++ {
-		require.NoError(t, c.StopBroker(id, true)) // nothing can be acknowledged: the buffer stays full
+		require.NoError(t, c.StopBroker(id)) // nothing can be acknowledged: the buffer stays full
 	}
 	p.Produce(ctx, &client.Record{Topic: "t", Value: []byte("a")}, nil)
 	p.Produce(ctx, &client.Record{Topic: "t", Value: []byte("b")}, nil)
@@ -127,9 +127,9 @@ func TestCloseDeadlineFailsBufferedWithErrClosed(t *testing.T) {
 	p, err := client.NewProducer(client.Brokers(c.Addrs()...), client.Linger(0))
 	require.NoError(t, err)
 	require.NoError(t, p.ProduceSync(context.Background(), &client.Record{Topic: "t", Value: []byte("a")}).FirstErr())
-	require.NoError(t, c.StopBroker(0, true))
-	require.NoError(t, c.StopBroker(1, true))
-	require.NoError(t, c.StopBroker(2, true))
+	require.NoError(t, c.StopBroker(0))
+	require.NoError(t, c.StopBroker(1))
+	require.NoError(t, c.StopBroker(2))
 	done := make(chan error, 1)
 	p.Produce(context.Background(), &client.Record{Topic: "t", Value: []byte("stuck")}, func(_ *client.Record, err error) { done <- err })
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)

@@ -77,7 +77,13 @@ type faultCase struct {
 
 func TestIdempotenceRulesEndToEnd(t *testing.T) {
 	inject := func(code int16, n int, after bool) func(*testing.T, *sim.Cluster) {
-		return func(t *testing.T, c *sim.Cluster) { require.NoError(t, c.InjectError("t", 0, code, n, after)) }
+		return func(t *testing.T, c *sim.Cluster) {
+			if after {
+				require.NoError(t, c.InjectErrorAfterAppend("t", 0, code, n))
+				return
+			}
+			require.NoError(t, c.InjectError("t", 0, code, n))
+		}
 	}
 	wantBump := func(t *testing.T, _ *sim.Cluster, h *countingHooks, _ *run) {
 		require.Positive(t, h.tails.Load(), "a desynchronised partition reads its tail")
@@ -107,7 +113,7 @@ func TestIdempotenceRulesEndToEnd(t *testing.T) {
 			require.NoError(t, c.CloseConnAfterAppend("t", 0, 1))
 		}, check: noBump},
 		{name: "response dropped after append", inject: func(t *testing.T, c *sim.Cluster) {
-			require.NoError(t, c.DropResponses("t", 0, 1, true))
+			require.NoError(t, c.DropResponses("t", 0, 1))
 		}, check: noBump},
 		{name: "head out of order desynchronises one partition", inject: inject(codeOutOfOrderSequence, 1, false), code: codeOutOfOrderSequence, check: wantBump},
 		{name: "unknown producer id", inject: inject(codeUnknownProducerID, 1, false), code: codeUnknownProducerID, check: wantBump},
@@ -160,7 +166,7 @@ func TestNonRetriableErrorFailsOnlyThatBatch(t *testing.T) {
 		p := newProducer(t, c, client.Linger(0))
 		ctx := context.Background()
 		require.NoError(t, p.ProduceSync(ctx, &client.Record{Topic: "t", Value: []byte("first")}).FirstErr())
-		require.NoError(t, c.InjectError("t", 0, code, 1, false))
+		require.NoError(t, c.InjectError("t", 0, code, 1))
 		res := p.ProduceSync(ctx, &client.Record{Topic: "t", Value: []byte("refused")})
 		err := res.FirstErr()
 		require.ErrorIs(t, err, client.ErrNotWritten)
@@ -188,7 +194,7 @@ func TestDeliveryTimeoutNeverWritten(t *testing.T) {
 	p := newProducer(t, c, client.DeliveryTimeout(300*time.Millisecond), client.Linger(0))
 	ctx := context.Background()
 	require.NoError(t, p.ProduceSync(ctx, &client.Record{Topic: "t", Value: []byte("ok")}).FirstErr())
-	require.NoError(t, c.StopBroker(0, true))
+	require.NoError(t, c.StopBroker(0))
 	start := time.Now()
 	err = p.ProduceSync(ctx, &client.Record{Topic: "t", Value: []byte("late")}).FirstErr()
 	require.ErrorIs(t, err, client.ErrDeliveryTimeout)

@@ -26,7 +26,7 @@ func stallAfter(t testing.TB, code int16, n int) (stall, metadataRTT time.Durati
 	ctx := context.Background()
 	require.NoError(t, p.ProduceSync(ctx, &client.Record{Topic: "t", Value: []byte("warm")}).FirstErr())
 
-	require.NoError(t, c.InjectError("t", 0, code, n, false))
+	require.NoError(t, c.InjectError("t", 0, code, n))
 	r := newRun()
 	r.produce(ctx, t, p, "t", "s", 50, 1)
 	require.NoError(t, p.Flush(ctx))

@@ -133,11 +133,11 @@ func TestPoolFollowsSimBrokerToNewAddress(t *testing.T) {
 	first, err := p.Conn(ctx, 1)
 	require.NoError(t, err)
 
-	require.NoError(t, c.StopBroker(1, true))
+	require.NoError(t, c.StopBroker(1))
 	<-first.Done()
 	moved, err := c.StartBrokerAt(1, "127.0.0.1:0")
 	require.NoError(t, err)
-	require.NoError(t, c.StopBroker(2, true))
+	require.NoError(t, c.StopBroker(2))
 	_, err = c.StartBrokerAt(2, old)
 	require.NoError(t, err)
 
@@ -246,4 +246,72 @@ func TestListOffsetsNewLeaderAgainstSim(t *testing.T) {
 	}
 	_, _, err = protocol.ListOffsetsWith(ctx, nil, protocol.ListOffsetsOptions{Topic: "t"})
 	require.ErrorIs(t, err, protocol.ErrBadListOffsets)
+}
+
+// TestPoolDropsSilentConnOnMove: broker 1 vanishes (its connections stay
+// open and silent) and comes back at a new address. A request in flight on
+// the pool's connection to the old address fails as soon as a metadata
+// refresh shows the move — the outcome unknown — instead of waiting out
+// the connection's timeout; the pool then dials the new address.
+func TestPoolDropsSilentConnOnMove(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := sim.NewCluster(sim.Brokers(3), sim.Topic("t", 1, 3))
+	require.NoError(t, err)
+	defer c.Close()
+	m := protocol.NewMetadata(c.Addrs()[:1], protocol.MetadataConfig{RefreshInterval: -1})
+	defer m.Close()
+	require.NoError(t, m.Refresh(ctx, "t"))
+	p := protocol.NewPool(m, protocol.PoolConfig{Conn: protocol.ConnConfig{RequestTimeout: time.Minute}})
+	defer p.Close()
+	silent, err := p.Conn(ctx, 1)
+	require.NoError(t, err)
+
+	require.NoError(t, c.VanishBroker(1))
+	moved, err := c.StartBrokerAt(1, "127.0.0.1:0")
+	require.NoError(t, err)
+	failed := make(chan error, 1)
+	go func() {
+		_, _, err := protocol.ListOffsets(ctx, silent, "t", 0, protocol.ListEarliest)
+		failed <- err
+	}()
+	select {
+	case err := <-failed:
+		t.Fatalf("a vanished broker answered: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	start := time.Now()
+	require.NoError(t, m.Refresh(ctx, "t"))
+	select {
+	case err := <-failed:
+		require.ErrorIs(t, err, protocol.ErrConnLostAfterWrite)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the silent connection outlived the refresh that showed the move")
+	}
+	t.Logf("request failed %v after the refresh", time.Since(start))
+	cn, err := p.Conn(ctx, 1)
+	require.NoError(t, err)
+	require.Equal(t, moved, cn.Addr())
+}
+
+// TestMetadataRefreshSkipsSilentBroker: the view's connection is to a
+// broker that vanished (silent, not closed), and the next address it would
+// dial is silent too; a refresh asks each for a third of RefreshTimeout and
+// gets its answer from the third broker within the refresh.
+func TestMetadataRefreshSkipsSilentBroker(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := sim.NewCluster(sim.Brokers(3), sim.Topic("t", 1, 3))
+	require.NoError(t, err)
+	defer c.Close()
+	addrs := c.Addrs()
+	m := protocol.NewMetadata(addrs, protocol.MetadataConfig{RefreshInterval: -1, RefreshTimeout: 1500 * time.Millisecond})
+	defer m.Close()
+	require.NoError(t, m.Refresh(ctx, "t")) // the view's connection: broker 0, the first address
+	require.NoError(t, c.VanishBroker(0))
+	require.NoError(t, c.VanishBroker(1))
+	require.NoError(t, m.Refresh(ctx, "t"))
+	l, _, err := m.Leader("t", 0)
+	require.NoError(t, err)
+	require.Equal(t, int32(2), l, "the only broker left leads")
 }

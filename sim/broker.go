@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"time"
 
@@ -28,10 +29,16 @@ type broker struct {
 	lag    time.Duration
 	lagSet bool
 	connID uint64
+	// Vanished (VanishBroker): connections to the broker's addresses
+	// stay open and are never answered.
+	silent bool
+	held   map[net.Conn]string // silent connections, by the address they reached
+	ghosts []net.Listener      // addresses a vanished broker left (StartBrokerAt)
+	heldWG sync.WaitGroup      // one per held connection
 }
 
 func newBroker(c *Cluster, id int32) *broker {
-	return &broker{c: c, id: id, conns: map[net.Conn]struct{}{}}
+	return &broker{c: c, id: id, conns: map[net.Conn]struct{}{}, held: map[net.Conn]string{}}
 }
 
 // start listens on the broker's address and serves; the caller holds c.mu
@@ -58,12 +65,20 @@ func (b *broker) start() error {
 	return nil
 }
 
-// closeListener stops the accept loop for good (the cluster is closing);
-// the caller then waits on b.lnWG.
+// closeListener stops the accept loops for good and closes every silent
+// connection (the cluster is closing); the caller then waits on b.lnWG and
+// b.heldWG.
 func (b *broker) closeListener() {
 	if b.ln != nil {
 		_ = b.ln.Close()
 	}
+	for _, ln := range b.ghosts {
+		_ = ln.Close()
+	}
+	for nc := range b.held {
+		_ = nc.Close()
+	}
+	clear(b.held)
 }
 
 // stopLocked closes every connection; the caller then waits on b.wg
@@ -86,7 +101,14 @@ func (b *broker) acceptLoop(ln net.Listener) {
 			return
 		}
 		b.c.mu.Lock()
-		if !b.up {
+		if slices.Contains(b.ghosts, ln) || (ln == b.ln && !b.up && b.silent) {
+			// An address a vanished broker left, or the broker vanished:
+			// the connection is accepted and never answered.
+			b.holdLocked(nc, ln.Addr().String())
+			b.c.mu.Unlock()
+			continue
+		}
+		if ln != b.ln || !b.up {
 			// Down: refuse the connection.
 			b.c.mu.Unlock()
 			_ = nc.Close()
@@ -111,6 +133,7 @@ const (
 	actDrop                // fault: the response is never sent
 	actClose               // fault or broker stop: the connection is closed
 	actRespondClose        // the response is sent, then the connection closed (SASL failures)
+	actSilent              // the broker vanished: never answered, the connection stays open
 )
 
 func (a action) String() string {
@@ -123,6 +146,8 @@ func (a action) String() string {
 		return "dropped"
 	case actRespondClose:
 		return "sent, connection closed"
+	case actSilent:
+		return "unanswered, broker vanished"
 	}
 	return "connection closed"
 }
@@ -136,10 +161,17 @@ type outcome struct {
 func (b *broker) serveConn(ctx context.Context, nc net.Conn, connID uint64) {
 	defer b.wg.Done()
 	defer func() {
-		_ = nc.Close()
 		b.c.mu.Lock()
+		defer b.c.mu.Unlock()
+		if _, ok := b.conns[nc]; ok && b.silent {
+			// The broker vanished while serving: the connection stays
+			// open, and silent.
+			delete(b.conns, nc)
+			b.holdLocked(nc, b.addr)
+			return
+		}
+		_ = nc.Close()
 		delete(b.conns, nc)
-		b.c.mu.Unlock()
 	}()
 	conn, ok := b.secureConn(ctx, nc, connID)
 	if !ok {
@@ -187,7 +219,7 @@ func (b *broker) serveConn(ctx context.Context, nc net.Conn, connID uint64) {
 			return
 		}
 		if ctx.Err() != nil {
-			oc.act = actClose
+			oc.act = b.stoppedAct()
 		}
 		recReq, recResp := redactSASL(req, oc.resp)
 		b.c.rec.exchange(Exchange{
@@ -198,7 +230,7 @@ func (b *broker) serveConn(ctx context.Context, nc net.Conn, connID uint64) {
 		switch oc.act {
 		case actNoResponse, actDrop:
 			continue
-		case actClose:
+		case actClose, actSilent:
 			return
 		}
 		if !b.sleepDelay(ctx) {

@@ -216,6 +216,7 @@ func (c *Cluster) Close() error {
 	}
 	for _, b := range c.brokers {
 		b.lnWG.Wait()
+		b.heldWG.Wait()
 	}
 	c.loops.Wait()
 	return nil
@@ -394,4 +395,71 @@ func mergeRanges(rs []OffsetRange) []OffsetRange {
 		out = append(out, r)
 	}
 	return out
+}
+
+// Replicas returns the partition's replica assignment, the preferred
+// (first) leader first.
+func (c *Cluster) Replicas(topic string, p int32) ([]int32, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pt, err := c.partitionLocked(topic, p)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(pt.replicas), nil
+}
+
+// ProducerIDs returns, sorted, every producer id that some replica of some
+// partition holds producer state for (the ids ExpireProducer can forget).
+func (c *Cluster) ProducerIDs() []int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	seen := map[int64]bool{}
+	for _, t := range c.topics {
+		for _, pt := range t.parts {
+			for _, r := range pt.logs {
+				for id := range r.pstate {
+					seen[id] = true
+				}
+			}
+		}
+	}
+	out := make([]int64, 0, len(seen))
+	for id := range seen {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// leaderCheckLocked validates that b leads the partition at the epoch the
+// client believes current (-1: no belief).
+func (b *broker) leaderCheckLocked(topic string, p int32, currentEpoch int32) (*partition, int16) {
+	return b.replicaCheckLocked(topic, p, currentEpoch, true)
+}
+
+// replicaCheckLocked checks a read of the partition on b in Kafka's order:
+// b must host a replica (else NOT_LEADER_OR_FOLLOWER), the epoch the
+// client believes current (-1: none) must be the partition's (older:
+// FENCED_LEADER_EPOCH, newer: UNKNOWN_LEADER_EPOCH), and with leaderOnly b
+// must lead it (NOT_LEADER_OR_FOLLOWER).
+func (b *broker) replicaCheckLocked(topic string, p int32, currentEpoch int32, leaderOnly bool) (*partition, int16) {
+	pt, err := b.c.partitionLocked(topic, p)
+	if err != nil {
+		return nil, errUnknownTopicOrPartition
+	}
+	if pt.logs[b.id] == nil {
+		return nil, errNotLeaderOrFollower
+	}
+	switch {
+	case currentEpoch < 0 || currentEpoch == pt.epoch:
+	case currentEpoch < pt.epoch:
+		return nil, errFencedLeaderEpoch
+	default:
+		return nil, errUnknownLeaderEpoch
+	}
+	if leaderOnly && pt.leader != b.id {
+		return nil, errNotLeaderOrFollower
+	}
+	return pt, errNone
 }

@@ -14,18 +14,6 @@ import (
 // cleanup.policy=compact.
 var ErrNotCompacted = errors.New("sim: topic is not compacted")
 
-// CompactTopic gives topic name (created with Topic) cleanup.policy=compact:
-// its produced records must have a key (else INVALID_RECORD, as Kafka
-// answers), and Cluster.Compact cleans it.
-func CompactTopic(name string) Option {
-	return func(c *config) {
-		if c.compacted == nil {
-			c.compacted = map[string]bool{}
-		}
-		c.compacted[name] = true
-	}
-}
-
 // Compact runs Kafka's log cleaner on the partition now, on every replica
 // alike: over the cleanable part of the log (committed batches below the
 // high watermark, never the last batch, which stands for Kafka's active

@@ -150,7 +150,7 @@ func TestCompaction(t *testing.T) {
 		t.Fatalf("after expiry and a second compaction, batches at %v, want %v", bases, want)
 	}
 	// A restarted broker rebuilds producer state from the compacted log.
-	if err := c.StopBroker(leader, true); err != nil {
+	if err := c.StopBroker(leader); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.StartBroker(leader); err != nil {

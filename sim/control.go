@@ -72,11 +72,26 @@ func (c *Cluster) checkCandidateLocked(pt *partition, to int32) error {
 
 // StopBroker stops a broker: its listener and connections close, it leaves
 // every ISR, and partitions it led elect the first running in-sync replica
-// (or go offline, leader -1, if there is none). A clean stop keeps its log;
-// an unclean one loses every batch above the high watermark (the tail not
-// yet replicated to the whole ISR). It returns once the broker's
-// goroutines have ended.
-func (c *Cluster) StopBroker(id int32, clean bool) error {
+// (or go offline, leader -1, if there is none). It keeps its log, as after
+// a controlled shutdown. It returns once the broker's goroutines have
+// ended.
+func (c *Cluster) StopBroker(id int32) error { return c.stopBroker(id, stopClean) }
+
+// KillBroker stops a broker as a crash does (kill -9, a power cut): as
+// StopBroker, except that it loses every batch above the high watermark
+// (the tail not yet replicated to the whole ISR).
+func (c *Cluster) KillBroker(id int32) error { return c.stopBroker(id, stopCrash) }
+
+// stopMode is how a broker stops.
+type stopMode int
+
+const (
+	stopClean  stopMode = iota // controlled shutdown: the log is kept
+	stopCrash                  // the unreplicated tail is lost
+	stopVanish                 // a crash whose connections stay open and silent
+)
+
+func (c *Cluster) stopBroker(id int32, mode stopMode) error {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -91,14 +106,18 @@ func (c *Cluster) StopBroker(id int32, clean bool) error {
 		c.mu.Unlock()
 		return fmt.Errorf("%w: broker %d", ErrBrokerDown, id)
 	}
-	b.stopLocked()
+	if mode == stopVanish {
+		b.vanishLocked()
+	} else {
+		b.stopLocked()
+	}
 	for _, name := range c.names {
 		for _, pt := range c.topics[name].parts {
 			r := pt.logs[id]
 			if r == nil {
 				continue
 			}
-			if !clean {
+			if mode != stopClean {
 				r.truncateTo(pt.hw)
 			}
 			if len(pt.isr) > 1 || pt.leader != id {
@@ -151,6 +170,11 @@ func (c *Cluster) StartBroker(id int32) error {
 	}
 	if err := b.start(); err != nil {
 		return err
+	}
+	if b.silent {
+		// Back at the address it vanished from.
+		b.resetHeldLocked(b.addr)
+		b.silent = false
 	}
 	for _, name := range c.names {
 		for _, pt := range c.topics[name].parts {

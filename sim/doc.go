@@ -27,13 +27,16 @@
 // (a dedup window of five batches per producer; Pre25, Kafka15591Fix and
 // EpochPerProducer emulate other brokers).
 //
-// Faults are methods usable mid-run: MoveLeader, StopBroker / StartBroker,
-// StartBrokerAt (the same broker id back on a new address), UncleanElect
-// (reporting the offsets lost), DropResponses, CloseConnAfterAppend,
-// ProcessAfterDisconnect and DelayProcessing (a request processed after
-// its client lost it), DelayResponses, InjectError, ExpireProducer,
-// SetFollowerLag, PauseReplication and Compact (on a CompactTopic: whole
-// batches removed, the log start unmoved). The Recorder keeps every exchange and
+// Faults are methods usable mid-run: MoveLeader, StopBroker (a controlled
+// shutdown), KillBroker (a crash: the unreplicated tail lost), VanishBroker
+// (a host gone from the network: its connections stay open and silent),
+// StartBroker, StartBrokerAt (the same broker id back on a new address),
+// UncleanElect (reporting the offsets lost), DropRequests, DropResponses,
+// CloseConnAfterAppend, ProcessAfterDisconnect and DelayProcessing (a
+// request processed after its client lost it), DelayResponses,
+// InjectError, InjectErrorAfterAppend, ExpireProducer, SetFollowerLag,
+// PauseReplication and Compact (on a CompactTopic: whole batches removed,
+// the log start unmoved). The Recorder keeps every exchange and
 // every produced partition batch for assertions and for Dump.
 //
 // Security: TLS(cfg) serves TLS on every listener (NewTestCA makes a CA

@@ -92,19 +92,32 @@ func (c *Cluster) addFault(topic string, p int32, f *fault) error {
 }
 
 // InjectError answers the partition's next n produce requests (at whichever
-// broker leads it) with code; afterAppend writes the batch first, so a
-// retry finds it. Faults queue in the order they were added; each strike is
-// used by the next produce request for the partition that reaches its
-// leader (a batch refused for another reason uses it up too).
-func (c *Cluster) InjectError(topic string, p int32, code int16, n int, afterAppend bool) error {
-	return c.addFault(topic, p, &fault{kind: faultError, code: code, n: n, afterAppend: afterAppend})
+// broker leads it) with code, refusing each batch before it is appended.
+// Faults queue in the order they were added; each strike is used by the
+// next produce request for the partition that reaches its leader (a batch
+// refused for another reason uses it up too).
+func (c *Cluster) InjectError(topic string, p int32, code int16, n int) error {
+	return c.addFault(topic, p, &fault{kind: faultError, code: code, n: n})
 }
 
-// DropResponses never answers the partition's next n produce requests (the
-// whole response of each is lost, the connection stays open). With
-// afterAppend the batch is written first; without, the request is lost.
-func (c *Cluster) DropResponses(topic string, p int32, n int, afterAppend bool) error {
-	return c.addFault(topic, p, &fault{kind: faultDrop, n: n, afterAppend: afterAppend})
+// InjectErrorAfterAppend is InjectError, except that each batch is written
+// first (as NOT_ENOUGH_REPLICAS_AFTER_APPEND or a REQUEST_TIMED_OUT are), so
+// a retry finds it.
+func (c *Cluster) InjectErrorAfterAppend(topic string, p int32, code int16, n int) error {
+	return c.addFault(topic, p, &fault{kind: faultError, code: code, n: n, afterAppend: true})
+}
+
+// DropResponses writes the partition's next n produced batches and never
+// answers their requests: the whole response of each is lost, the
+// connection stays open.
+func (c *Cluster) DropResponses(topic string, p int32, n int) error {
+	return c.addFault(topic, p, &fault{kind: faultDrop, n: n, afterAppend: true})
+}
+
+// DropRequests loses the partition's next n produce requests: the broker
+// neither processes nor answers them, the connection stays open.
+func (c *Cluster) DropRequests(topic string, p int32, n int) error {
+	return c.addFault(topic, p, &fault{kind: faultDrop, n: n})
 }
 
 // CloseConnAfterAppend writes the partition's next n produced batches and
@@ -123,6 +136,23 @@ func (c *Cluster) ClearFaults(topic string, p int32) error {
 	}
 	pt.faults = nil
 	return nil
+}
+
+// PendingFaults returns how many strikes of produce faults (InjectError,
+// DropResponses, CloseConnAfterAppend) wait for topic/p's next produce
+// requests: 0 once every fault queued on the partition has struck.
+func (c *Cluster) PendingFaults(topic string, p int32) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pt, err := c.partitionLocked(topic, p)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, f := range pt.faults {
+		n += f.n
+	}
+	return n, nil
 }
 
 // DelayResponses delays every response of a broker by d (0 stops).

@@ -38,7 +38,7 @@ func inISR(c *Cluster, topic string, p, id int32) func() bool {
 func TestDropResponseAfterAppendRetryIsDeduplicated(t *testing.T) {
 	c := newTestCluster(t, Brokers(3), Topic("t", 1, 3))
 	leader, _ := c.Leader("t", 0)
-	if err := c.DropResponses("t", 0, 1, true); err != nil {
+	if err := c.DropResponses("t", 0, 1); err != nil {
 		t.Fatal(err)
 	}
 	tc := dial(t, c.Addrs()[leader])
@@ -65,7 +65,7 @@ func TestDropResponseAfterAppendRetryIsDeduplicated(t *testing.T) {
 
 func TestDropResponseBeforeAppendLosesRequest(t *testing.T) {
 	c := newTestCluster(t, Brokers(1), Topic("t", 1, 1))
-	if err := c.DropResponses("t", 0, 1, false); err != nil {
+	if err := c.DropRequests("t", 0, 1); err != nil {
 		t.Fatal(err)
 	}
 	tc := dial(t, c.Addrs()[0])
@@ -107,8 +107,8 @@ func TestCloseConnAfterAppend(t *testing.T) {
 func TestInjectErrorBeforeAndAfterAppend(t *testing.T) {
 	c := newTestCluster(t, Brokers(1), Topic("t", 1, 1))
 	tc := dial(t, c.Addrs()[0])
-	_ = c.InjectError("t", 0, errNotLeaderOrFollower, 2, false)
-	_ = c.InjectError("t", 0, errRequestTimedOut, 1, true)
+	_ = c.InjectError("t", 0, errNotLeaderOrFollower, 2)
+	_ = c.InjectErrorAfterAppend("t", 0, errRequestTimedOut, 1)
 	raw := makeBatch(t, spec{pid: 9, seq: 0, values: vals("a", 1)})
 	for i, want := range []int16{errNotLeaderOrFollower, errNotLeaderOrFollower, errRequestTimedOut} {
 		if p := tc.produce("t", 0, -1, raw); p.ErrorCode != want {
@@ -298,10 +298,10 @@ func TestStopStartBrokerShrinksDedupWindow(t *testing.T) {
 		}
 	}
 	waitState(t, c, "follower caught up", inISR(c, "t", 0, f))
-	if err := c.StopBroker(f, true); err != nil {
+	if err := c.StopBroker(f); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.StopBroker(f, true); !errors.Is(err, ErrBrokerDown) {
+	if err := c.StopBroker(f); !errors.Is(err, ErrBrokerDown) {
 		t.Fatalf("second stop: %v", err)
 	}
 	if err := c.MoveLeader("t", 0, f); !errors.Is(err, ErrBrokerDown) {
@@ -331,7 +331,7 @@ func TestLoseStateOnRestartAcceptsAnySequence(t *testing.T) {
 	raw := makeBatch(t, spec{pid: 8, seq: 0, values: vals("a", 2)})
 	dial(t, c.Addrs()[l0]).produce("t", 0, -1, raw)
 	waitState(t, c, "follower caught up", inISR(c, "t", 0, f))
-	_ = c.StopBroker(f, true)
+	_ = c.StopBroker(f)
 	_ = c.StartBroker(f)
 	waitState(t, c, "follower back", inISR(c, "t", 0, f))
 	_ = c.MoveLeader("t", 0, f)
@@ -349,7 +349,7 @@ func TestUncleanStopLosesUnreplicatedTail(t *testing.T) {
 	tc.produce("t", 0, -1, makeBatch(t, spec{pid: -1, epoch: -1, seq: -1, values: vals("a", 1)}))
 	_ = c.SetFollowerLag(f, time.Hour)
 	tc.produce("t", 0, 1, makeBatch(t, spec{pid: -1, epoch: -1, seq: -1, values: vals("b", 1)}))
-	if err := c.StopBroker(l0, false); err != nil {
+	if err := c.KillBroker(l0); err != nil {
 		t.Fatal(err)
 	}
 	if l, _ := c.Leader("t", 0); l != f {
@@ -367,7 +367,7 @@ func TestOfflinePartitionAndRestart(t *testing.T) {
 	c := newTestCluster(t, Brokers(2), Topic("t", 2, 1))
 	l0, e0 := c.Leader("t", 0)
 	other := 1 - l0
-	_ = c.StopBroker(l0, true)
+	_ = c.StopBroker(l0)
 	if l, _ := c.Leader("t", 0); l != -1 {
 		t.Fatalf("leader %d, want offline", l)
 	}
@@ -468,10 +468,10 @@ func TestPendingFaultsCountsStrikesLeft(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if err := c.InjectError("t", 0, 45, 2, false); err != nil {
+	if err := c.InjectError("t", 0, 45, 2); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.DropResponses("t", 0, 1, true); err != nil {
+	if err := c.DropResponses("t", 0, 1); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := c.PendingFaults("t", 0); err != nil || n != 3 {

@@ -157,38 +157,6 @@ func (b *broker) findCoordinator(r *kmsg.FindCoordinatorRequest) kmsg.Response {
 	return resp
 }
 
-// leaderCheckLocked validates that b leads the partition at the epoch the
-// client believes current (-1: no belief).
-func (b *broker) leaderCheckLocked(topic string, p int32, currentEpoch int32) (*partition, int16) {
-	return b.replicaCheckLocked(topic, p, currentEpoch, true)
-}
-
-// replicaCheckLocked checks a read of the partition on b in Kafka's order:
-// b must host a replica (else NOT_LEADER_OR_FOLLOWER), the epoch the
-// client believes current (-1: none) must be the partition's (older:
-// FENCED_LEADER_EPOCH, newer: UNKNOWN_LEADER_EPOCH), and with leaderOnly b
-// must lead it (NOT_LEADER_OR_FOLLOWER).
-func (b *broker) replicaCheckLocked(topic string, p int32, currentEpoch int32, leaderOnly bool) (*partition, int16) {
-	pt, err := b.c.partitionLocked(topic, p)
-	if err != nil {
-		return nil, errUnknownTopicOrPartition
-	}
-	if pt.logs[b.id] == nil {
-		return nil, errNotLeaderOrFollower
-	}
-	switch {
-	case currentEpoch < 0 || currentEpoch == pt.epoch:
-	case currentEpoch < pt.epoch:
-		return nil, errFencedLeaderEpoch
-	default:
-		return nil, errUnknownLeaderEpoch
-	}
-	if leaderOnly && pt.leader != b.id {
-		return nil, errNotLeaderOrFollower
-	}
-	return pt, errNone
-}
-
 func (b *broker) offsetForLeaderEpoch(r *kmsg.OffsetForLeaderEpochRequest) kmsg.Response {
 	c := b.c
 	resp := r.ResponseKind().(*kmsg.OffsetForLeaderEpochResponse)

@@ -55,7 +55,7 @@ func (b *broker) produce(ctx context.Context, r *kmsg.ProduceRequest) outcome {
 		}
 	}
 	if ctx.Err() != nil {
-		act = actClose
+		act = b.stoppedAct()
 	}
 	late := lateFaultOf(ctx)
 	recs := make([]ProduceRecord, len(results))

@@ -107,7 +107,7 @@ func TestDelayProcessingLandsAfterClientGaveUp(t *testing.T) {
 // the request after the one the error answers.
 func TestLateFaultsWaitTheirTurn(t *testing.T) {
 	c := newTestCluster(t, Topic("t", 1, 1))
-	if err := c.InjectError("t", 0, errNotLeaderOrFollower, 1, false); err != nil {
+	if err := c.InjectError("t", 0, errNotLeaderOrFollower, 1); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.ProcessAfterDisconnect("t", 0, 1, 0); err != nil {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"crypto/tls"
 	"log/slog"
 	"time"
 )
@@ -110,6 +111,61 @@ func MaxBatchBytes(n int) Option { return func(c *config) { c.maxBatchBytes = n 
 // DescribeProducers (API key 61): it is not advertised in ApiVersions and a
 // request for it closes the connection. Pre25 implies it.
 func WithoutDescribeProducers() Option { return func(c *config) { c.noDescribe = true } }
+
+// CompactTopic gives topic name (created with Topic) cleanup.policy=compact:
+// its produced records must have a key (else INVALID_RECORD, as Kafka
+// answers), and Cluster.Compact cleans it.
+func CompactTopic(name string) Option {
+	return func(c *config) {
+		if c.compacted == nil {
+			c.compacted = map[string]bool{}
+		}
+		c.compacted[name] = true
+	}
+}
+
+// TLS makes every broker serve TLS with cfg (nil: plain TCP, the
+// default). cfg must hold a certificate (Certificates, GetCertificate or
+// GetConfigForClient); it is cloned. NewTestCA makes one for tests.
+func TLS(cfg *tls.Config) Option {
+	return func(c *config) {
+		c.sec.tls = nil
+		if cfg != nil {
+			c.sec.tls = cfg.Clone()
+		}
+	}
+}
+
+// SASL requires every connection to authenticate with SASL before any
+// request other than ApiVersions and SaslHandshake, and adds a user for
+// mech (MechPlain, MechScramSHA256 or MechScramSHA512). It is repeatable:
+// the mechanisms enabled are those given, each with its own users. SCRAM
+// credentials are salted with a random salt and 4096 iterations; the
+// password is not kept. Passwords are used as given (no SASLprep).
+func SASL(mech, user, password string) Option {
+	return func(c *config) {
+		c.sec.users = append(c.sec.users, saslUser{mech: mech, user: user, password: password})
+	}
+}
+
+// SessionLifetime sets the SASL session lifetime (KIP-368, Kafka's
+// connections.max.reauth.ms): SaslAuthenticate v1+ answers it in
+// SessionLifetimeMillis, and once it has passed the broker closes the
+// connection on its next request unless the client re-authenticated on it
+// (a new SaslHandshake and SaslAuthenticate, same mechanism and user)
+// before. Like Kafka, the lifetime is enforced on v0 clients too. Zero
+// (the default) means sessions never expire and re-authentication is
+// refused. It needs SASL.
+func SessionLifetime(d time.Duration) Option {
+	return func(c *config) { c.sec.lifetime = d }
+}
+
+// ProducerEpochStart makes InitProducerId answer every new producer id with
+// epoch e instead of 0, so a test reaches epoch exhaustion (32767) without
+// bumping 32767 times. Negative values mean 0.
+func ProducerEpochStart(e int16) Option {
+	return func(c *config) { c.initEpoch = max(e, 0) }
+}
 
 // describeProducers reports whether the brokers serve DescribeProducers.
 func (c *config) describeProducers() bool { return !c.noDescribe && !c.pre25 }

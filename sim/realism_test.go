@@ -155,7 +155,7 @@ func TestStartBrokerAtNewAddress(t *testing.T) {
 	if _, err := c.StartBrokerAt(1, "127.0.0.1:0"); !errors.Is(err, ErrBrokerUp) {
 		t.Fatalf("moving a running broker: %v", err)
 	}
-	if err := c.StopBroker(1, true); err != nil {
+	if err := c.StopBroker(1); err != nil {
 		t.Fatal(err)
 	}
 	addr, err := c.StartBrokerAt(1, "127.0.0.1:0")

@@ -32,30 +32,6 @@ type saslUser struct {
 	mech, user, password string
 }
 
-// SASL requires every connection to authenticate with SASL before any
-// request other than ApiVersions and SaslHandshake, and adds a user for
-// mech (MechPlain, MechScramSHA256 or MechScramSHA512). It is repeatable:
-// the mechanisms enabled are those given, each with its own users. SCRAM
-// credentials are salted with a random salt and 4096 iterations; the
-// password is not kept. Passwords are used as given (no SASLprep).
-func SASL(mech, user, password string) Option {
-	return func(c *config) {
-		c.sec.users = append(c.sec.users, saslUser{mech: mech, user: user, password: password})
-	}
-}
-
-// SessionLifetime sets the SASL session lifetime (KIP-368, Kafka's
-// connections.max.reauth.ms): SaslAuthenticate v1+ answers it in
-// SessionLifetimeMillis, and once it has passed the broker closes the
-// connection on its next request unless the client re-authenticated on it
-// (a new SaslHandshake and SaslAuthenticate, same mechanism and user)
-// before. Like Kafka, the lifetime is enforced on v0 clients too. Zero
-// (the default) means sessions never expire and re-authentication is
-// refused. It needs SASL.
-func SessionLifetime(d time.Duration) Option {
-	return func(c *config) { c.sec.lifetime = d }
-}
-
 // authenticator holds the credentials of every enabled mechanism.
 type authenticator struct {
 	mechs    []string                 // enabled, in the order first given

@@ -11,18 +11,6 @@ import (
 // tlsHandshakeTimeout bounds a client's TLS handshake.
 const tlsHandshakeTimeout = 10 * time.Second
 
-// TLS makes every broker serve TLS with cfg (nil: plain TCP, the
-// default). cfg must hold a certificate (Certificates, GetCertificate or
-// GetConfigForClient); it is cloned. NewTestCA makes one for tests.
-func TLS(cfg *tls.Config) Option {
-	return func(c *config) {
-		c.sec.tls = nil
-		if cfg != nil {
-			c.sec.tls = cfg.Clone()
-		}
-	}
-}
-
 func validateTLS(cfg *tls.Config) error {
 	if cfg == nil {
 		return nil

@@ -81,7 +81,7 @@ func TestTLSListener(t *testing.T) {
 		t.Fatalf("untrusted CA: %v", err)
 	}
 
-	if err := c.StopBroker(1, true); err != nil {
+	if err := c.StopBroker(1); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.StartBroker(1); err != nil {

@@ -18,8 +18,8 @@ func TestConformance02PossiblyPersisted(t *testing.T) {
 	ctx := context.Background()
 	r.produceTo(ctx, "warm", 200, one(0))
 	r.check(t, r.wait(10*time.Second), "warm-up")
-	r.check(t, r.c.InjectError(topic, 0, codeRequestTimedOut, 1, true), "inject")
-	r.check(t, r.c.InjectError(topic, 0, codeOutOfOrderSequence, 2, false), "inject")
+	r.check(t, r.c.InjectErrorAfterAppend(topic, 0, codeRequestTimedOut, 1), "inject")
+	r.check(t, r.c.InjectError(topic, 0, codeOutOfOrderSequence, 2), "inject")
 	r.produceTo(ctx, "fault", 2000, one(0))
 	r.check(t, r.goesOn("after", 400), "after the fault")
 	rep, err := r.verify()
@@ -69,9 +69,9 @@ func conformance03(t *testing.T) bool {
 	rr := func(i int) int32 { return int32(i % 3) }
 	r.produceTo(ctx, "warm", 300, rr)
 	r.check(t, r.wait(10*time.Second), "warm-up")
-	r.check(t, r.c.InjectError(topic, 0, codeNotLeader, 1, false), "inject")
+	r.check(t, r.c.InjectError(topic, 0, codeNotLeader, 1), "inject")
 	for _, p := range []int32{1, 2} {
-		r.check(t, r.c.InjectError(topic, p, codeRequestTimedOut, 2, true), "inject")
+		r.check(t, r.c.InjectErrorAfterAppend(topic, p, codeRequestTimedOut, 2), "inject")
 	}
 	r.check(t, r.c.DelayResponses(0, 5*time.Millisecond), "delay")
 	r.check(t, r.c.DelayResponses(1, 5*time.Millisecond), "delay")

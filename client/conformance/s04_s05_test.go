@@ -23,7 +23,7 @@ func TestConformance04Kafka15591(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := startT(t, cfg{partitions: 2, sim: tc.opts, client: []client.Option{client.BatchBytes(1 << 10), client.Linger(0)}})
 			// The partition's first request is refused, not written.
-			r.check(t, r.c.InjectError(topic, 0, codeNotLeader, 1, false), "inject")
+			r.check(t, r.c.InjectError(topic, 0, codeNotLeader, 1), "inject")
 			r.check(t, r.c.DelayResponses(0, 3*time.Millisecond), "delay")
 			r.check(t, r.c.DelayResponses(1, 3*time.Millisecond), "delay")
 			r.check(t, r.c.DelayResponses(2, 3*time.Millisecond), "delay")
@@ -62,7 +62,7 @@ func TestConformance05RestartShrinksDedupWindow(t *testing.T) {
 	r.check(t, r.wait(10*time.Second), "warm-up")
 	leader, _ := r.c.Leader(topic, 0)
 	base := len(r.produces(0))
-	r.check(t, r.c.DropResponses(topic, 0, 5, true), "drop")
+	r.check(t, r.c.DropResponses(topic, 0, 5), "drop")
 	r.produceTo(ctx, "fault", 300, one(0))
 	// Wait until five batches are written and unanswered.
 	if !waitUntil(10*time.Second, func() bool {
@@ -80,10 +80,10 @@ func TestConformance05RestartShrinksDedupWindow(t *testing.T) {
 	// snapshot.
 	for b := range int32(3) {
 		if b != leader {
-			r.check(t, r.c.StopBroker(b, true), "stop follower")
+			r.check(t, r.c.StopBroker(b), "stop follower")
 		}
 	}
-	r.check(t, r.c.StopBroker(leader, true), "stop leader")
+	r.check(t, r.c.StopBroker(leader), "stop leader")
 	restart := len(r.produces(0))
 	r.check(t, r.c.StartBroker(leader), "restart")
 	if l, _ := r.c.Leader(topic, 0); l != leader {

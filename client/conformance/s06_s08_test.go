@@ -145,7 +145,7 @@ func TestConformance08EpochExhaustion(t *testing.T) {
 		t.Fatalf("epoch %d, want %d", e, math.MaxInt16)
 	}
 	// A head OUT_OF_ORDER desynchronises partition 0: it must move on.
-	r.check(t, r.c.InjectError(topic, 0, codeOutOfOrderSequence, 1, false), "inject")
+	r.check(t, r.c.InjectError(topic, 0, codeOutOfOrderSequence, 1), "inject")
 	r.produce(ctx, "fault", 2000)
 	r.check(t, r.goesOn("after", 300), "after")
 	_, err := r.verify()

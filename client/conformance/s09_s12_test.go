@@ -21,7 +21,7 @@ func TestConformance09LostResponseThenConnectionDrop(t *testing.T) {
 	ctx := context.Background()
 	r.produceTo(ctx, "warm", 100, one(0))
 	r.check(t, r.wait(10*time.Second), "warm-up")
-	r.check(t, r.c.DropResponses(topic, 0, 1, true), "drop")
+	r.check(t, r.c.DropResponses(topic, 0, 1), "drop")
 	r.check(t, r.c.CloseConnAfterAppend(topic, 0, 1), "close")
 	start := time.Now()
 	r.produceTo(ctx, "fault", 2000, one(0))
@@ -80,8 +80,8 @@ func TestConformance11DeliveryTimeoutUnknownOutcome(t *testing.T) {
 	ctx := context.Background()
 	r.produceTo(ctx, "warm", 100, one(0))
 	r.check(t, r.wait(10*time.Second), "warm-up")
-	r.check(t, r.c.InjectError(topic, 0, codeRequestTimedOut, 1, true), "inject")
-	r.check(t, r.c.InjectError(topic, 0, codeRequestTimedOut, 100000, false), "inject")
+	r.check(t, r.c.InjectErrorAfterAppend(topic, 0, codeRequestTimedOut, 1), "inject")
+	r.check(t, r.c.InjectError(topic, 0, codeRequestTimedOut, 100000), "inject")
 	r.produceTo(ctx, "fault", 300, one(0))
 	r.check(t, r.wait(20*time.Second), "fault")
 	r.check(t, r.c.ClearFaults(topic, 0), "clear")
@@ -156,7 +156,7 @@ func TestConformance12EpochPerProducer(t *testing.T) {
 	if !waitUntil(5*time.Second, func() bool { return len(r.produces(1)) > mark }) {
 		t.Fatal("partition 1 sent nothing")
 	}
-	r.check(t, r.c.InjectError(topic, 0, codeOutOfOrderSequence, 1, false), "inject")
+	r.check(t, r.c.InjectError(topic, 0, codeOutOfOrderSequence, 1), "inject")
 	r.produceTo(ctx, "fault", 300, one(0))
 	r.check(t, r.wait(20*time.Second), "fault")
 	r.check(t, r.c.DelayResponses(l1, 0), "undelay")

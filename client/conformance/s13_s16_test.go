@@ -184,7 +184,7 @@ func TestConformance15TruncatedBeforeDelivery(t *testing.T) {
 	behind, slow := fs[0], fs[1]
 	r.check(t, r.c.PauseReplication(topic, 0, behind), "pause")
 	r.check(t, r.c.SetFollowerLag(slow, 20*time.Millisecond), "lag")
-	r.check(t, r.c.DropResponses(topic, 0, 1, true), "drop")
+	r.check(t, r.c.DropResponses(topic, 0, 1), "drop")
 	r.produceTo(ctx, "b1", 3, one(0))
 	// B2 and B3 come later, so that B1's delivery deadline, which makes
 	// the producer settle the partition, comes well before theirs.
@@ -291,7 +291,7 @@ func TestConformance16CompactedAnchor(t *testing.T) {
 		r.check(t, r.wait(10*time.Second), "a")
 	}
 	r.replicated(t, 0)
-	r.check(t, r.c.InjectError(topic, 0, codeRequestTimedOut, 1, true), "b unknown")
+	r.check(t, r.c.InjectErrorAfterAppend(topic, 0, codeRequestTimedOut, 1), "b unknown")
 	// Slow answers: C is sent before B's answer comes back.
 	leader, _ := r.c.Leader(topic, 0)
 	r.check(t, r.c.DelayResponses(leader, 50*time.Millisecond), "delay")
@@ -311,7 +311,7 @@ func TestConformance16CompactedAnchor(t *testing.T) {
 	if len(removed) == 0 || removed[len(removed)-1].To < 48 {
 		t.Fatalf("compaction did not remove A's last batch: %v", removed)
 	}
-	r.check(t, r.c.InjectError(topic, 0, codeOutOfOrderSequence, 1, false), "desync")
+	r.check(t, r.c.InjectError(topic, 0, codeOutOfOrderSequence, 1), "desync")
 	r.check(t, r.wait(10*time.Second), "b, c")
 	if r.count(0, answered(codeOutOfOrderSequence, false)) == 0 {
 		t.Fatalf("no OUT_OF_ORDER_SEQUENCE_NUMBER answered\n%s", r.dump())
@@ -394,7 +394,7 @@ func TestConformance14LaggingNewLeader(t *testing.T) {
 	if hw > 50 || leo < 55 {
 		t.Fatalf("new leader's high watermark %d, log end %d: want it trailing b", hw, leo)
 	}
-	r.check(t, r.c.InjectError(topic, 0, codeOutOfOrderSequence, 1, false), "desync")
+	r.check(t, r.c.InjectError(topic, 0, codeOutOfOrderSequence, 1), "desync")
 	r.check(t, r.wait(10*time.Second), "b")
 	if r.count(0, answered(codeOutOfOrderSequence, false)) == 0 {
 		t.Fatalf("no OUT_OF_ORDER_SEQUENCE_NUMBER answered\n%s", r.dump())

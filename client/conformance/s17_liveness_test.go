@@ -44,8 +44,8 @@ func TestConformance17LongPartitionRead(t *testing.T) {
 	r.replicated(t, 0)
 	hw, _, _ := r.c.HighWatermark(topic, 0)
 
-	r.check(t, r.c.InjectError(topic, 0, codeRequestTimedOut, 1, true), "unknown")
-	r.check(t, r.c.InjectError(topic, 0, codeOutOfOrderSequence, 1, false), "desync")
+	r.check(t, r.c.InjectErrorAfterAppend(topic, 0, codeRequestTimedOut, 1), "unknown")
+	r.check(t, r.c.InjectError(topic, 0, codeOutOfOrderSequence, 1), "desync")
 	start := time.Now()
 	r.produceTo(ctx, "b", 5, one(0))
 	r.check(t, r.wait(20*time.Second), "b")

@@ -233,7 +233,7 @@ func TestMessageTimeout(t *testing.T) {
 	require.NoError(t, p.Produce(msg(&topic, "warm"), ch))
 	require.NoError(t, (<-ch).(*kafka.Message).TopicPartition.Error)
 	for b := int32(0); b < 3; b++ {
-		require.NoError(t, c.StopBroker(b, true))
+		require.NoError(t, c.StopBroker(b))
 	}
 	require.NoError(t, p.Produce(msg(&topic, "late"), ch))
 	m := (<-ch).(*kafka.Message)

@@ -249,7 +249,11 @@ func (p *Player) apply(ctx context.Context, st Step) Applied {
 			}
 		}
 		a.Did = fmt.Sprintf("stopped broker %d%s, %s", id, what, cleanWord(st.Clean))
-		if err := c.StopBroker(id, st.Clean); err != nil {
+		stop := c.KillBroker
+		if st.Clean {
+			stop = c.StopBroker
+		}
+		if err := stop(id); err != nil {
 			return fail(err)
 		}
 		p.mu.Lock()
@@ -358,7 +362,11 @@ func (p *Player) apply(ctx context.Context, st Step) Applied {
 		a.Lost = lost
 	case DropResponses:
 		a.Did = "dropping responses: " + st.What()
-		if err := c.DropResponses(st.Topic, st.Partition, st.N, st.AfterAppend); err != nil {
+		drop := c.DropRequests
+		if st.AfterAppend {
+			drop = c.DropResponses
+		}
+		if err := drop(st.Topic, st.Partition, st.N); err != nil {
 			return fail(err)
 		}
 	case CloseAfterAppend:
@@ -368,7 +376,11 @@ func (p *Player) apply(ctx context.Context, st Step) Applied {
 		}
 	case InjectError:
 		a.Did = "injecting: " + st.What()
-		if err := c.InjectError(st.Topic, st.Partition, st.Code, st.N, st.AfterAppend); err != nil {
+		inject := c.InjectError
+		if st.AfterAppend {
+			inject = c.InjectErrorAfterAppend
+		}
+		if err := inject(st.Topic, st.Partition, st.Code, st.N); err != nil {
 			return fail(err)
 		}
 	case DelayResponses:

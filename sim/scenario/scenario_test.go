@@ -154,7 +154,7 @@ func TestUncleanLossAndHeal(t *testing.T) {
 		t.Fatalf("an empty log lost offsets: %v", p.Lost())
 	}
 	// Break more and heal.
-	if err := c.StopBroker(2, false); err != nil {
+	if err := c.KillBroker(2); err != nil {
 		t.Fatal(err)
 	}
 	p2 := NewPlayer(c, Schedule{Steps: []Step{
