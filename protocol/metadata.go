@@ -31,9 +31,9 @@ type MetadataConfig struct {
 	// background (default 5 minutes; negative disables).
 	RefreshInterval time.Duration
 	// RefreshTimeout bounds one refresh (default 10s). A refresh asks up
-	// to refreshTries brokers in turn, each for at most an equal share of
-	// it, so a broker that stopped answering (a host gone from the network,
-	// its connection open and silent) costs one share, not the refresh.
+	// to three brokers in turn, each for a third of it (at least a second),
+	// so a broker that stopped answering (a host gone from the network,
+	// its connection open and silent) costs a share, not the refresh.
 	RefreshTimeout time.Duration
 	// Logger receives refresh failures; nil discards them.
 	Logger *slog.Logger
@@ -205,6 +205,17 @@ func (m *Metadata) topicErrors(topics []string) error {
 // refreshTries is how many brokers one refresh asks at most.
 const refreshTries = 3
 
+// minAttemptTimeout is the least a broker is given to answer a refresh
+// (all of RefreshTimeout if that is shorter): a loaded broker is slow, not
+// gone.
+const minAttemptTimeout = time.Second
+
+// attemptTimeout is how long one broker is given to answer a refresh: an
+// equal share of RefreshTimeout, but at least minAttemptTimeout.
+func (m *Metadata) attemptTimeout() time.Duration {
+	return max(m.cfg.RefreshTimeout/refreshTries, min(m.cfg.RefreshTimeout, minAttemptTimeout))
+}
+
 func (m *Metadata) refresh() (refreshResult, error) {
 	ctx, cancel := context.WithTimeout(m.ctx, m.cfg.RefreshTimeout)
 	defer cancel()
@@ -223,7 +234,7 @@ func (m *Metadata) refresh() (refreshResult, error) {
 
 	var errs []error
 	for try := 0; try < refreshTries; try++ {
-		actx, acancel := context.WithTimeout(ctx, m.cfg.RefreshTimeout/refreshTries)
+		actx, acancel := context.WithTimeout(ctx, m.attemptTimeout())
 		c, err := m.getConn(actx)
 		if err != nil {
 			acancel()
