@@ -305,7 +305,7 @@ func TestMetadataRefreshSkipsSilentBroker(t *testing.T) {
 	require.NoError(t, err)
 	defer c.Close()
 	addrs := c.Addrs()
-	m := protocol.NewMetadata(addrs, protocol.MetadataConfig{RefreshInterval: -1, RefreshTimeout: 1500 * time.Millisecond})
+	m := protocol.NewMetadata(addrs, protocol.MetadataConfig{RefreshInterval: -1, RefreshTimeout: 3500 * time.Millisecond})
 	defer m.Close()
 	require.NoError(t, m.Refresh(ctx, "t")) // the view's connection: broker 0, the first address
 	require.NoError(t, c.VanishBroker(0))
