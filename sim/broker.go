@@ -194,16 +194,16 @@ func (b *broker) serveConn(ctx context.Context, nc net.Conn, connID uint64) {
 				oc, handled = auth.gate(req)
 			}
 			if !handled {
-				hctx := ctx
+				hctx := withPrincipal(ctx, auth)
 				if f := b.lateFault(req); f != nil {
 					if f.kind == faultProcessAfterDrop {
-						b.processAfterDrop(ctx, nc, h, req, f, start, connID)
+						b.processAfterDrop(hctx, nc, h, req, f, start, connID)
 						return
 					}
 					if !sleepCtx(ctx, f.delay) {
 						return
 					}
-					hctx = context.WithValue(ctx, lateKey{}, f)
+					hctx = context.WithValue(hctx, lateKey{}, f)
 				}
 				oc = b.handle(hctx, h, req)
 			}
@@ -274,25 +274,25 @@ func (b *broker) handle(ctx context.Context, h reqHeader, req kmsg.Request) outc
 	case *kmsg.ApiVersionsRequest:
 		return outcome{resp: b.apiVersions(r)}
 	case *kmsg.MetadataRequest:
-		return outcome{resp: b.metadata(r)}
+		return outcome{resp: b.metadata(ctx, r)}
 	case *kmsg.InitProducerIDRequest:
-		return outcome{resp: b.initProducerID(r)}
+		return outcome{resp: b.initProducerID(ctx, r)}
 	case *kmsg.ProduceRequest:
 		return b.produce(ctx, r)
 	case *kmsg.FetchRequest:
 		return outcome{resp: b.fetch(ctx, r)}
 	case *kmsg.ListOffsetsRequest:
-		return outcome{resp: b.listOffsets(r)}
+		return outcome{resp: b.listOffsets(ctx, r)}
 	case *kmsg.FindCoordinatorRequest:
 		return outcome{resp: b.findCoordinator(r)}
 	case *kmsg.OffsetForLeaderEpochRequest:
-		return outcome{resp: b.offsetForLeaderEpoch(r)}
+		return outcome{resp: b.offsetForLeaderEpoch(ctx, r)}
 	case *kmsg.DescribeProducersRequest:
 		if !b.c.cfg.describeProducers() {
 			// A broker that does not know the API closes the connection.
 			return outcome{act: actClose}
 		}
-		return outcome{resp: b.describeProducers(r)}
+		return outcome{resp: b.describeProducers(ctx, r)}
 	case *kmsg.SASLHandshakeRequest, *kmsg.SASLAuthenticateRequest:
 		// Reached only without SASL (else the connection's gate answers).
 		return outcome{resp: illegalSASLState(r)}

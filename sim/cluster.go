@@ -89,6 +89,9 @@ func NewCluster(opts ...Option) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := cfg.acls.validate(cfg.sec); err != nil {
+		return nil, err
+	}
 	rng := rand.New(rand.NewPCG(uint64(cfg.seed), 0x5157))
 	logger := cfg.logger
 	if logger == nil {

@@ -30,6 +30,8 @@ func TestErrorCodesMatchKafkaNames(t *testing.T) {
 		"UNKNOWN_LEADER_EPOCH":         errUnknownLeaderEpoch,
 		"OFFSET_NOT_AVAILABLE":         errOffsetNotAvailable,
 		"INVALID_RECORD":               errInvalidRecord,
+		"TOPIC_AUTHORIZATION_FAILED":   errTopicAuthorization,
+		"CLUSTER_AUTHORIZATION_FAILED": errClusterAuthorization,
 	} {
 		if code == 0 {
 			if want != "NONE" {

@@ -47,7 +47,10 @@
 // served and anything else closes the connection; an unknown mechanism is
 // answered UNSUPPORTED_SASL_MECHANISM with the enabled ones, a failed
 // authentication SASL_AUTHENTICATION_FAILED, and both then close the
-// connection. SessionLifetime(d) is KIP-368: the lifetime is announced in
+// connection. ACL(user, topic, ops...) and SuperUser(user) authorize
+// requests per SASL principal as Kafka's authorizer does (Produce needs
+// WRITE, Fetch and DescribeProducers READ, ListOffsets and Metadata
+// DESCRIBE; TOPIC_AUTHORIZATION_FAILED otherwise). SessionLifetime(d) is KIP-368: the lifetime is announced in
 // SaslAuthenticate v1+, and once it passed the next request closes the
 // connection unless the client re-authenticated on it. User names and
 // passwords never reach logs, errors or the Recorder.

@@ -18,6 +18,8 @@ const (
 	errNotLeaderOrFollower     int16 = 6
 	errRequestTimedOut         int16 = 7
 	errMessageTooLarge         int16 = 10
+	errTopicAuthorization      int16 = 29
+	errClusterAuthorization    int16 = 31
 	errCoordinatorNotAvailable int16 = 15
 	errInvalidRequiredAcks     int16 = 21
 	errUnsupportedVersion      int16 = 35

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -11,8 +12,9 @@ import (
 // leader's moves on append, so it includes batches above the high
 // watermark; a follower's is what it has replicated. A broker without a
 // replica answers NOT_LEADER_OR_FOLLOWER, an unknown topic or partition
-// UNKNOWN_TOPIC_OR_PARTITION. Producers come sorted by id.
-func (b *broker) describeProducers(r *kmsg.DescribeProducersRequest) kmsg.Response {
+// UNKNOWN_TOPIC_OR_PARTITION, a principal without READ on the topic
+// TOPIC_AUTHORIZATION_FAILED. Producers come sorted by id.
+func (b *broker) describeProducers(ctx context.Context, r *kmsg.DescribeProducersRequest) kmsg.Response {
 	c := b.c
 	resp := r.ResponseKind().(*kmsg.DescribeProducersResponse)
 	c.mu.Lock()
@@ -29,6 +31,8 @@ func (b *broker) describeProducers(r *kmsg.DescribeProducersRequest) kmsg.Respon
 				rep = pt.logs[b.id]
 			}
 			switch {
+			case !b.allowed(ctx, rt.Topic, OpRead):
+				op.ErrorCode = errTopicAuthorization
 			case err != nil:
 				op.ErrorCode = errUnknownTopicOrPartition
 			case rep == nil:

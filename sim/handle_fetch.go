@@ -25,7 +25,7 @@ func (b *broker) fetch(ctx context.Context, r *kmsg.FetchRequest) kmsg.Response 
 	deadline := time.Now().Add(wait)
 	for {
 		c.mu.Lock()
-		resp, n, failed := b.fetchLocked(r)
+		resp, n, failed := b.fetchLocked(ctx, r)
 		ch := c.changed
 		c.mu.Unlock()
 		if failed || n >= int(r.MinBytes) || !waitChange(ctx, ch, deadline) {
@@ -34,7 +34,7 @@ func (b *broker) fetch(ctx context.Context, r *kmsg.FetchRequest) kmsg.Response 
 	}
 }
 
-func (b *broker) fetchLocked(r *kmsg.FetchRequest) (resp *kmsg.FetchResponse, bytes int, failed bool) {
+func (b *broker) fetchLocked(ctx context.Context, r *kmsg.FetchRequest) (resp *kmsg.FetchResponse, bytes int, failed bool) {
 	c := b.c
 	resp = r.ResponseKind().(*kmsg.FetchResponse)
 	budget := int(r.MaxBytes)
@@ -55,6 +55,9 @@ func (b *broker) fetchLocked(r *kmsg.FetchRequest) (resp *kmsg.FetchResponse, by
 			}
 			leaderOnly := r.Version < 11 || r.ReplicaID >= 0 || c.cfg.sink
 			pt, code := b.replicaCheckLocked(rt.Topic, rp.Partition, cur, leaderOnly)
+			if !b.allowed(ctx, rt.Topic, OpRead) {
+				pt, code = nil, errTopicAuthorization
+			}
 			if code == errNone {
 				rep := pt.logs[b.id]
 				hw := rep.hw

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"context"
+
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -12,7 +14,7 @@ const (
 	tsEarliestLocal = -4
 )
 
-func (b *broker) listOffsets(r *kmsg.ListOffsetsRequest) kmsg.Response {
+func (b *broker) listOffsets(ctx context.Context, r *kmsg.ListOffsetsRequest) kmsg.Response {
 	c := b.c
 	resp := r.ResponseKind().(*kmsg.ListOffsetsResponse)
 	type pending struct {
@@ -39,6 +41,9 @@ func (b *broker) listOffsets(r *kmsg.ListOffsetsRequest) kmsg.Response {
 				// A leader just elected whose high watermark has not
 				// reached its epoch's start offset (Kafka 2.3+, KIP-207).
 				code = errOffsetNotAvailable
+			}
+			if !b.allowed(ctx, rt.Topic, OpDescribe) {
+				code = errTopicAuthorization
 			}
 			op.ErrorCode = code
 			if code == errNone {

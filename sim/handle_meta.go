@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"hash/fnv"
 	"net"
 	"strconv"
@@ -24,7 +25,7 @@ func hostPort(addr string) (string, int32) {
 	return host, int32(p)
 }
 
-func (b *broker) metadata(r *kmsg.MetadataRequest) kmsg.Response {
+func (b *broker) metadata(ctx context.Context, r *kmsg.MetadataRequest) kmsg.Response {
 	c := b.c
 	resp := r.ResponseKind().(*kmsg.MetadataResponse)
 	c.mu.Lock()
@@ -47,7 +48,9 @@ func (b *broker) metadata(r *kmsg.MetadataRequest) kmsg.Response {
 	all := r.Topics == nil || (r.Version == 0 && len(r.Topics) == 0)
 	if all {
 		for _, name := range c.names {
-			resp.Topics = append(resp.Topics, c.topicMetadataLocked(c.topics[name]))
+			if b.allowed(ctx, name, OpDescribe) {
+				resp.Topics = append(resp.Topics, c.topicMetadataLocked(c.topics[name]))
+			}
 		}
 		return resp
 	}
@@ -61,6 +64,13 @@ func (b *broker) metadata(r *kmsg.MetadataRequest) kmsg.Response {
 					t = cand
 				}
 			}
+		}
+		if t != nil && !b.allowed(ctx, t.name, OpDescribe) {
+			mt := kmsg.NewMetadataResponseTopic()
+			mt.ErrorCode = errTopicAuthorization
+			mt.Topic = rt.Topic
+			resp.Topics = append(resp.Topics, mt)
+			continue
 		}
 		if t == nil {
 			mt := kmsg.NewMetadataResponseTopic()
@@ -100,13 +110,17 @@ func (c *Cluster) topicMetadataLocked(t *topic) kmsg.MetadataResponseTopic {
 	return mt
 }
 
-func (b *broker) initProducerID(r *kmsg.InitProducerIDRequest) kmsg.Response {
+func (b *broker) initProducerID(ctx context.Context, r *kmsg.InitProducerIDRequest) kmsg.Response {
 	c := b.c
 	resp := r.ResponseKind().(*kmsg.InitProducerIDResponse)
 	resp.ProducerID, resp.ProducerEpoch = -1, -1
 	if r.TransactionalID != nil {
 		// Transactions are not simulated.
 		resp.ErrorCode = errInvalidRequest
+		return resp
+	}
+	if user, _ := ctx.Value(principalKey{}).(string); !c.cfg.acls.writesSomewhere(user) {
+		resp.ErrorCode = errClusterAuthorization
 		return resp
 	}
 	c.mu.Lock()
@@ -157,7 +171,7 @@ func (b *broker) findCoordinator(r *kmsg.FindCoordinatorRequest) kmsg.Response {
 	return resp
 }
 
-func (b *broker) offsetForLeaderEpoch(r *kmsg.OffsetForLeaderEpochRequest) kmsg.Response {
+func (b *broker) offsetForLeaderEpoch(ctx context.Context, r *kmsg.OffsetForLeaderEpochRequest) kmsg.Response {
 	c := b.c
 	resp := r.ResponseKind().(*kmsg.OffsetForLeaderEpochResponse)
 	c.mu.Lock()
@@ -174,6 +188,9 @@ func (b *broker) offsetForLeaderEpoch(r *kmsg.OffsetForLeaderEpochRequest) kmsg.
 				cur = rp.CurrentLeaderEpoch
 			}
 			pt, code := b.leaderCheckLocked(rt.Topic, rp.Partition, cur)
+			if !b.allowed(ctx, rt.Topic, OpDescribe) {
+				code = errTopicAuthorization
+			}
 			op.ErrorCode = code
 			if code == errNone {
 				lead := pt.logs[pt.leader]

@@ -37,7 +37,7 @@ func (b *broker) produce(ctx context.Context, r *kmsg.ProduceRequest) outcome {
 				Time: now, Broker: b.id, Topic: rt.Topic, Partition: p.Partition, ProducerID: -1,
 				ProducerEpoch: -1, BaseSequence: -1, Acks: r.Acks, Offset: -1,
 			}}
-			b.producePartition(res, rt.Topic, p.Partition, p.Records, r.Acks, now)
+			b.producePartition(ctx, res, rt.Topic, p.Partition, p.Records, r.Acks, now)
 			results = append(results, res)
 		}
 	}
@@ -80,7 +80,7 @@ func (b *broker) produce(ctx context.Context, r *kmsg.ProduceRequest) outcome {
 }
 
 // producePartition decides and, when valid, appends one partition's batch.
-func (b *broker) producePartition(res *produceResult, topic string, p int32, raw []byte, acks int16, now time.Time) {
+func (b *broker) producePartition(ctx context.Context, res *produceResult, topic string, p int32, raw []byte, acks int16, now time.Time) {
 	c := b.c
 	rp := res.rp
 	fail := func(code int16, msg string) {
@@ -98,6 +98,10 @@ func (b *broker) producePartition(res *produceResult, topic string, p int32, raw
 	if perr == nil {
 		res.rec.ProducerID, res.rec.ProducerEpoch = h.producerID, h.producerEpoch
 		res.rec.BaseSequence, res.rec.NumRecords = h.baseSequence, h.numRecords
+	}
+	if !b.allowed(ctx, topic, OpWrite) {
+		fail(errTopicAuthorization, "")
+		return
 	}
 
 	c.mu.Lock()

@@ -34,6 +34,7 @@ type config struct {
 	compacted          map[string]bool // CompactTopic
 	initEpoch          int16           // ProducerEpochStart
 	sec                secConfig       // TLS, SASL, SessionLifetime
+	acls               aclConfig       // ACL, SuperUser
 }
 
 func defaultConfig() config {
@@ -165,6 +166,33 @@ func SessionLifetime(d time.Duration) Option {
 // bumping 32767 times. Negative values mean 0.
 func ProducerEpochStart(e int16) Option {
 	return func(c *config) { c.initEpoch = max(e, 0) }
+}
+
+// ACL grants SASL user the operations ops on topic ("*": every topic), as
+// kafka-acls --allow-principal User:user does; it is repeatable and needs
+// SASL. Once any ACL or SuperUser is given the brokers authorize every
+// request as Kafka's StandardAuthorizer does (allow.everyone.if.no.acl.found
+// false): a user may do on a topic only what it was granted, READ and WRITE
+// each implying DESCRIBE, and is refused TOPIC_AUTHORIZATION_FAILED
+// otherwise — Produce needs WRITE; Fetch and DescribeProducers need READ;
+// ListOffsets, OffsetForLeaderEpoch and Metadata need DESCRIBE.
+// InitProducerId (idempotent) needs WRITE on some topic (KIP-679). ACL
+// with no operations grants nothing but turns authorization on.
+func ACL(user, topic string, ops ...Operation) Option {
+	return func(c *config) {
+		for _, op := range ops {
+			c.acls.grants = append(c.acls.grants, aclGrant{user: user, topic: topic, op: op})
+		}
+		if len(ops) == 0 {
+			c.acls.on = true
+		}
+	}
+}
+
+// SuperUser exempts SASL user from authorization (Kafka's super.users) and
+// turns authorization on, as ACL does.
+func SuperUser(user string) Option {
+	return func(c *config) { c.acls.super = append(c.acls.super, user) }
 }
 
 // describeProducers reports whether the brokers serve DescribeProducers.
