@@ -57,6 +57,8 @@ type config struct {
 	auth             func(ctx context.Context, c *protocol.Conn) error // SASL, run on every new connection
 	tailFetchBytes   int32
 	workers          int
+	dial             func(ctx context.Context, network, addr string) (net.Conn, error)
+	syncTest         bool
 	nilOptions       int // nil Options given to NewProducer
 }
 

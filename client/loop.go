@@ -1,7 +1,10 @@
 package client
 
 import (
+	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,6 +35,8 @@ type loop struct {
 	later  []idempotence.Input // follow-up inputs produced while acting on Ready
 	timer  *time.Timer
 	exited chan struct{}
+
+	trace bool // log every input and output at LevelTrace
 }
 
 // batchState is one closed batch the loop owns until it is resolved.
@@ -105,6 +110,7 @@ func newLoop(p *Producer, idem *idempotence.Producer) *loop {
 		known:   make(map[idempotence.TopicPartition]bool),
 		senders: make(map[int32]*sender),
 		exited:  make(chan struct{}),
+		trace:   p.log.Enabled(context.Background(), LevelTrace),
 	}
 }
 
@@ -115,12 +121,25 @@ func (l *loop) run() {
 	l.timer.Stop()
 	defer l.timer.Stop()
 	for {
+		tick := false
 		select {
 		case <-l.in.signal:
 		case <-l.timer.C:
-			l.step(idempotence.Tick{})
+			tick = true
+		}
+		if l.p.cfg.syncTest {
+			// Virtual time moves on only when every other goroutine of
+			// the bubble is blocked: whatever this instant brings has
+			// been posted when the sleep returns.
+			time.Sleep(time.Nanosecond)
 		}
 		items := l.in.take()
+		if l.p.cfg.syncTest {
+			canonical(items)
+		}
+		if tick {
+			l.apply(idempotence.Tick{})
+		}
 		for _, x := range items {
 			l.apply(x)
 		}
@@ -153,7 +172,13 @@ func (l *loop) apply(x any) {
 	}
 }
 
-func (l *loop) step(in idempotence.Input) { l.idem.Step(in, time.Now()) }
+func (l *loop) step(in idempotence.Input) {
+	now := time.Now()
+	if l.trace {
+		l.p.log.Log(context.Background(), LevelTrace, "in", "at", now.UnixNano(), "input", fmt.Sprintf("%T%+v", in, in))
+	}
+	l.idem.Step(in, now)
+}
 
 // newBatch hands a closed batch to the machine, telling it the partition's
 // leader the first time the partition is seen.
@@ -219,6 +244,9 @@ func (l *loop) act() {
 		if rd.Empty() {
 			return
 		}
+		if l.trace {
+			l.p.log.Log(context.Background(), LevelTrace, "out", "sends", fmt.Sprintf("%+v", rd.Sends), "events", traceEvents(rd.Events))
+		}
 		for _, ev := range rd.Events {
 			l.event(ev)
 		}
@@ -251,3 +279,61 @@ func (l *loop) shutdown() {
 // batchReady receives each closed, compressed batch from the accumulator
 // (in order per partition, on a batching worker) and posts it to the loop.
 func (p *Producer) batchReady(b *batching.Batch) { p.loop.in.post(batchIn{b}) }
+
+// traceEvents prints events with their types, for the transcript.
+func traceEvents(evs []idempotence.Event) string {
+	var b strings.Builder
+	for i, ev := range evs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%T%+v", ev, ev)
+	}
+	return b.String()
+}
+
+// canonical orders the inputs taken at one instant by kind and partition
+// (stably: one source's inputs keep their order), so that the order in
+// which goroutines happened to post them does not matter (SyncTest).
+func canonical(items []any) {
+	if len(items) < 2 {
+		return
+	}
+	slices.SortStableFunc(items, func(a, b any) int {
+		ka, kb := inputKey(a), inputKey(b)
+		if ka.rank != kb.rank {
+			return ka.rank - kb.rank
+		}
+		if c := compareTP(ka.tp, kb.tp); c != 0 {
+			return c
+		}
+		return int(ka.id - kb.id)
+	})
+}
+
+type inKey struct {
+	rank int
+	tp   idempotence.TopicPartition
+	id   idempotence.BatchID
+}
+
+func inputKey(x any) inKey {
+	switch v := x.(type) {
+	case batchIn:
+		return inKey{rank: 0, tp: idempotence.TopicPartition{Topic: v.b.TP.Topic, Partition: v.b.TP.Partition}}
+	case answersIn:
+		if len(v.round) > 0 {
+			return inKey{rank: 1, tp: v.round[0].tp, id: v.round[0].id}
+		}
+		return inKey{rank: 1}
+	case idempotence.TailRead:
+		return inKey{rank: 2, tp: v.TP}
+	case metadataIn:
+		return inKey{rank: 3}
+	case identityIn:
+		return inKey{rank: 4}
+	case closeIn:
+		return inKey{rank: 9}
+	}
+	return inKey{rank: 5}
+}

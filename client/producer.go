@@ -103,6 +103,7 @@ func NewProducer(opts ...Option) (*Producer, error) {
 		RequestTimeout: cfg.requestTimeout + 5*time.Second,
 		Authenticate:   cfg.auth,
 		Logger:         cfg.logger,
+		Dial:           cfg.dial,
 	}
 	p.meta = protocol.NewMetadata(cfg.brokers, protocol.MetadataConfig{
 		Conn:            connCfg,
@@ -110,8 +111,12 @@ func NewProducer(opts ...Option) (*Producer, error) {
 		RefreshTimeout:  cfg.requestTimeout,
 		Logger:          cfg.logger,
 	})
-	p.pool = protocol.NewPool(p.meta, protocol.PoolConfig{Conn: connCfg, BackoffMin: 20 * time.Millisecond, BackoffMax: time.Second, Logger: cfg.logger})
-	p.readPool = protocol.NewPool(p.meta, protocol.PoolConfig{Conn: connCfg, BackoffMin: 20 * time.Millisecond, BackoffMax: time.Second, Logger: cfg.logger})
+	poolCfg := protocol.PoolConfig{Conn: connCfg, BackoffMin: 20 * time.Millisecond, BackoffMax: time.Second, Logger: cfg.logger}
+	if cfg.syncTest {
+		poolCfg.Jitter = simJitter
+	}
+	p.pool = protocol.NewPool(p.meta, poolCfg)
+	p.readPool = protocol.NewPool(p.meta, poolCfg)
 	acc, err := batching.NewAccumulator(batching.Config{
 		Codec:              cfg.codec,
 		Level:              cfg.level,
@@ -347,6 +352,7 @@ func (p *Producer) waitTopic(topic string) (int32, error) {
 	backoff := 25 * time.Millisecond
 	var last error
 	for {
+		p.stagger(staggerTopic, topic)
 		rctx, cancel := context.WithTimeout(p.ctx, p.cfg.requestTimeout)
 		err := p.meta.Refresh(rctx, topic)
 		cancel()

@@ -82,6 +82,7 @@ func (s *sender) run() {
 			}
 			continue
 		}
+		p.stagger(staggerSender, strconv.Itoa(int(s.broker)))
 		ctx, cancel := context.WithTimeout(p.ctx, p.cfg.dialTimeout)
 		conn, err := p.pool.Conn(ctx, s.broker)
 		cancel()

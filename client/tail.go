@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/rollsafe/rollsafe/batching"
@@ -28,6 +29,7 @@ func (p *Producer) startTailRead(tp idempotence.TopicPartition, from int64) {
 		var tail idempotence.Tail
 		backoff := 50 * time.Millisecond
 		for attempt := 1; ; attempt++ {
+			p.stagger(staggerTail, tp.Topic+"/"+strconv.Itoa(int(tp.Partition)))
 			var err error
 			tail, err = p.readTail(tp, from)
 			if err == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"log/slog"
+	"net"
 	"time"
 )
 
@@ -44,6 +45,10 @@ type ConnConfig struct {
 	Authenticate func(ctx context.Context, c *Conn) error
 	// Logger receives connection events; nil discards them.
 	Logger *slog.Logger
+	// Dial, when set, opens the network connection instead of a TCP dial
+	// (a proxy, a custom resolver, or sim/memnet's in-memory network).
+	// TLS, when set, still wraps what it returns.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 func (cfg ConnConfig) withDefaults() ConnConfig {

@@ -27,8 +27,12 @@ func Dial(ctx context.Context, addr string, cfg ConnConfig) (*Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, cfg.DialTimeout)
 	defer cancel()
 
-	var d net.Dialer
-	nc, err := d.DialContext(ctx, "tcp", addr)
+	dial := cfg.Dial
+	if dial == nil {
+		var d net.Dialer
+		dial = d.DialContext
+	}
+	nc, err := dial(ctx, "tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("protocol: dial %s: %w", addr, err)
 	}

@@ -223,7 +223,12 @@ func (m *Metadata) refresh() (refreshResult, error) {
 	asked := make(map[string]struct{}, len(m.wanted))
 	req := kmsg.NewPtrMetadataRequest()
 	req.Topics = make([]kmsg.MetadataRequestTopic, 0, len(m.wanted))
+	names := make([]string, 0, len(m.wanted))
 	for t := range m.wanted {
+		names = append(names, t)
+	}
+	slices.Sort(names) // one request for one set of topics, byte for byte
+	for _, t := range names {
 		asked[t] = struct{}{}
 		rt := kmsg.NewMetadataRequestTopic()
 		rt.Topic = kmsg.StringPtr(t)

@@ -33,6 +33,10 @@ type PoolConfig struct {
 	BackoffMin, BackoffMax time.Duration
 	// Logger receives dial events; nil discards them.
 	Logger *slog.Logger
+	// Jitter, when set, picks the wait in [d/2, d] before redialing broker
+	// (default: at random); a deterministic simulation makes it a function
+	// of its arguments and the time.
+	Jitter func(broker int32, d time.Duration) time.Duration
 }
 
 // Pool keeps one connection per broker id and redials a dead one on demand,
@@ -205,7 +209,7 @@ func (p *Pool) Conn(ctx context.Context, brokerID int32) (*Conn, error) {
 	cancel()
 	if err != nil {
 		s.failures++
-		s.nextTry = time.Now().Add(p.backoff(s.failures))
+		s.nextTry = time.Now().Add(p.backoff(brokerID, s.failures))
 		p.log.Warn("kafka dial failed", "broker", brokerID, "addr", addr, "failures", s.failures, "err", err)
 		return nil, err
 	}
@@ -220,13 +224,16 @@ func (p *Pool) Conn(ctx context.Context, brokerID int32) (*Conn, error) {
 	return c, nil
 }
 
-func (p *Pool) backoff(failures int) time.Duration {
+func (p *Pool) backoff(broker int32, failures int) time.Duration {
 	d := p.cfg.BackoffMin
 	for i := 1; i < failures && d < p.cfg.BackoffMax; i++ {
 		d *= 2
 	}
 	d = min(d, p.cfg.BackoffMax)
 	// Jitter in [d/2, d].
+	if p.cfg.Jitter != nil {
+		return min(max(p.cfg.Jitter(broker, d), d/2), d)
+	}
 	return d/2 + rand.N(d/2+1)
 }
 

@@ -50,7 +50,7 @@ func newBroker(c *Cluster, id int32) *broker {
 // never loses the address to another listener.
 func (b *broker) start() error {
 	if b.ln == nil {
-		ln, err := net.Listen("tcp", b.addr)
+		ln, err := b.c.listen(b.addr)
 		if err != nil {
 			return fmt.Errorf("sim: broker %d: %w", b.id, err)
 		}

@@ -68,6 +68,14 @@ type partition struct {
 	faults  []*fault
 }
 
+// listen opens a broker's listener, on TCP or the in-memory network.
+func (c *Cluster) listen(addr string) (net.Listener, error) {
+	if c.cfg.network != nil {
+		return c.cfg.network.Listen(addr)
+	}
+	return net.Listen("tcp", addr)
+}
+
 // NewCluster starts the brokers and returns once all of them listen.
 func NewCluster(opts ...Option) (*Cluster, error) {
 	cfg := defaultConfig()

@@ -220,7 +220,7 @@ func (b *broker) awaitReplication(ctx context.Context, r *kmsg.ProduceRequest, r
 			if ctx.Err() != nil {
 				return
 			}
-			if time.Now().After(deadline) {
+			if !time.Now().Before(deadline) {
 				for _, res := range results {
 					if res.wait {
 						res.rp.ErrorCode, res.rp.BaseOffset, res.wait = errRequestTimedOut, -1, false

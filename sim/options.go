@@ -2,6 +2,8 @@ package sim
 
 import (
 	"crypto/tls"
+	"github.com/rollsafe/rollsafe/sim/memnet"
+
 	"log/slog"
 	"time"
 )
@@ -25,6 +27,7 @@ type config struct {
 	epochPerProducer   bool
 	followerLag        time.Duration
 	listen             string
+	network            *memnet.Network
 	sink               bool
 	loseStateOnRestart bool
 	recorderLimit      int
@@ -89,6 +92,11 @@ func FollowerLag(d time.Duration) Option { return func(c *config) { c.followerLa
 // "127.0.0.1:0") every broker gets an ephemeral port; with port P, broker i
 // listens on P+i. A restarted broker listens on the address it had.
 func Listen(addr string) Option { return func(c *config) { c.listen = addr } }
+
+// Network makes the brokers listen on an in-memory network instead of
+// TCP: clients dial it (client.Dialer(n.Dial)), and inside a
+// testing/synctest bubble the whole cluster runs on virtual time.
+func Network(n *memnet.Network) Option { return func(c *config) { c.network = n } }
 
 // SinkMode accepts and discards produced batches: they are validated and
 // acknowledged with increasing offsets but neither stored, replicated nor

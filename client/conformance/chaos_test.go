@@ -5,21 +5,25 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rollsafe/rollsafe/client"
 	"github.com/rollsafe/rollsafe/sim"
+	"github.com/rollsafe/rollsafe/sim/memnet"
 	"github.com/rollsafe/rollsafe/sim/scenario"
 )
 
 var (
 	chaosRuns    = flag.Int("chaos.runs", 200, "number of random fault schedules TestChaos plays (seeds 1..N)")
 	chaosSeed    = flag.Int64("chaos.seed", 0, "play only the schedule of this seed (reproduces a failure)")
-	chaosWorkers = flag.Int("chaos.workers", 4, "schedules played at once")
+	chaosWorkers = flag.Int("chaos.workers", 0, "schedules played at once (0: 4 over sockets, GOMAXPROCS in the deterministic world)")
+	chaosWall    = flag.Bool("chaos.wall", false, "play over real sockets and the wall clock instead of the deterministic world")
 )
 
 // chaosConfig is the shape of every chaos schedule: small, so that 200 of
@@ -74,7 +78,14 @@ func TestChaos(t *testing.T) {
 	before := runtime.NumGoroutine()
 	var failures, played atomic.Int64
 	var wg sync.WaitGroup
-	for range max(*chaosWorkers, 1) {
+	workers := *chaosWorkers
+	if workers <= 0 {
+		workers = 4
+		if !*chaosWall {
+			workers = runtime.GOMAXPROCS(0)
+		}
+	}
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -82,11 +93,15 @@ func TestChaos(t *testing.T) {
 				if failures.Load() >= 5 {
 					continue // drain: enough evidence
 				}
-				sched, detail, err := chaosRun(seed)
+				sched, detail, tr, err := chaosRun(t, seed, !*chaosWall)
 				played.Add(1)
 				if err != nil {
 					failures.Add(1)
-					t.Errorf("chaos seed %d failed: %v\n%s\napplied:\n%s\nreproduce: go test ./client/conformance -run Chaos -chaos.seed=%d -v", seed, err, sched, detail, seed)
+					wall := ""
+					if *chaosWall {
+						wall = " -chaos.wall"
+					}
+					t.Errorf("chaos seed %d failed: %v\n%s\napplied:\n%s%s\nreproduce: go test ./client/conformance -run 'Chaos$' -chaos.seed=%d%s -v", seed, err, sched, detail, tr.save(t, seed), seed, wall)
 				} else if *chaosSeed != 0 {
 					t.Logf("%s\napplied:\n%s", sched, detail)
 				}
@@ -105,19 +120,33 @@ func TestChaos(t *testing.T) {
 	t.Logf("%d schedules in %v, %d failed", played.Load(), time.Since(start).Round(time.Millisecond), failures.Load())
 }
 
-// chaosRun plays one schedule and returns it, what it did, and the first
-// violation found.
-func chaosRun(seed int64) (scenario.Schedule, string, error) {
+// chaosRun plays one schedule and returns it, what it did, the producer's
+// transcript and the first violation found. deterministic plays it in a
+// testing/synctest bubble on sim/memnet (virtual time: one execution per
+// seed, replayed bit for bit); otherwise over sockets and the wall clock.
+func chaosRun(t *testing.T, seed int64, deterministic bool) (sched scenario.Schedule, detail string, tr *transcript, err error) {
+	if !deterministic {
+		return chaosRunIn(seed, nil)
+	}
+	synctest.Test(t, func(*testing.T) {
+		sched, detail, tr, err = chaosRunIn(seed, memnet.New(uint64(seed)))
+	})
+	return sched, detail, tr, err
+}
+
+func chaosRunIn(seed int64, n *memnet.Network) (scenario.Schedule, string, *transcript, error) {
 	sched := scenario.Random(seed, chaosConfig(seed))
-	r, err := start(cfg{partitions: 3, parallel: true,
+	tr := newTranscript()
+	r, err := start(cfg{partitions: 3, parallel: true, net: n,
 		sim: []sim.Option{sim.Seed(seed), sim.RecorderLimit(4000)},
 		client: []client.Option{
 			client.BatchBytes(1 << 10), client.Linger(time.Millisecond),
 			client.RequestTimeout(500 * time.Millisecond), client.DeliveryTimeout(time.Minute),
+			client.WithLogger(slog.New(tr)),
 		},
 	})
 	if err != nil {
-		return sched, "", err
+		return sched, "", tr, err
 	}
 	pl := scenario.NewPlayer(r.c, sched)
 	detail := func() string {
@@ -134,7 +163,7 @@ func chaosRun(seed int64) (scenario.Schedule, string, error) {
 	if cerr := r.close(); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("close: %w", cerr))
 	}
-	return sched, detail(), err
+	return sched, detail(), tr, err
 }
 
 func chaosPlay(r *rig, pl *scenario.Player, sched scenario.Schedule) error {

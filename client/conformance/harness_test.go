@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"runtime"
 	"slices"
 	"strconv"
@@ -14,7 +15,9 @@ import (
 
 	"github.com/rollsafe/rollsafe/client"
 	"github.com/rollsafe/rollsafe/client/readback"
+	"github.com/rollsafe/rollsafe/protocol"
 	"github.com/rollsafe/rollsafe/sim"
+	"github.com/rollsafe/rollsafe/sim/memnet"
 )
 
 // Kafka error codes the scenarios look for in the sim's Recorder.
@@ -110,6 +113,8 @@ type rig struct {
 	errs     map[string]error
 	losses   []client.DataLoss // through OnDataLoss
 	pending  sync.WaitGroup
+
+	dial func(ctx context.Context, network, addr string) (net.Conn, error) // nil: TCP
 }
 
 // cfg is how a rig is built.
@@ -118,16 +123,26 @@ type cfg struct {
 	parallel   bool // other rigs run at the same time: the caller checks leaks
 	sim        []sim.Option
 	client     []client.Option
+	// net, when set, runs the rig on an in-memory network (inside a
+	// testing/synctest bubble: virtual time, one execution per seed).
+	net *memnet.Network
 }
 
 // start builds a 3-broker cluster with topic t (replication 3) and a
 // producer on it.
 func start(cf cfg) (*rig, error) {
 	r := &rig{h: newHooks(), index: map[string]int{}, errs: map[string]error{}, before: runtime.NumGoroutine()}
-	if cf.parallel {
-		r.before = -1
+	if cf.parallel || cf.net != nil {
+		r.before = -1 // a bubble checks its own goroutines
 	}
-	c, err := sim.NewCluster(append([]sim.Option{sim.Brokers(3), sim.Topic(topic, cf.partitions, 3), sim.RecorderLimit(0)}, cf.sim...)...)
+	simOpts := []sim.Option{sim.Brokers(3), sim.Topic(topic, cf.partitions, 3), sim.RecorderLimit(0)}
+	var netOpts []client.Option
+	if cf.net != nil {
+		r.dial = cf.net.Dial
+		simOpts = append(simOpts, sim.Network(cf.net))
+		netOpts = []client.Option{client.Dialer(cf.net.Dial), client.SyncTest()}
+	}
+	c, err := sim.NewCluster(append(simOpts, cf.sim...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +157,8 @@ func start(cf cfg) (*rig, error) {
 			r.losses = append(r.losses, d)
 			r.mu.Unlock()
 		}),
-	}, cf.client...)
+	}, netOpts...)
+	opts = append(opts, cf.client...)
 	p, err := client.NewProducer(opts...)
 	if err != nil {
 		_ = c.Close()
@@ -294,7 +310,7 @@ func (r *rig) verify() (readback.Report, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	log, err := readback.ReadTopic(ctx, r.c.Addrs(), topic)
+	log, err := readback.ReadTopicConn(ctx, r.c.Addrs(), topic, protocol.ConnConfig{Dial: r.dial})
 	if err != nil {
 		return readback.Report{}, err
 	}

@@ -475,7 +475,7 @@ func waitFor(ctx context.Context, d time.Duration, cond func() bool) error {
 	t := time.NewTicker(pollEvery)
 	defer t.Stop()
 	for !cond() {
-		if time.Now().After(deadline) {
+		if !time.Now().Before(deadline) {
 			return ErrNotCaughtUp
 		}
 		select {

@@ -1,0 +1,161 @@
+package memnet
+
+import (
+	"io"
+	"net"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// stream is one direction of a connection: chunks written and the time
+// each becomes readable.
+type stream struct {
+	mu      sync.Mutex
+	chunks  []chunk
+	last    time.Time // delivery time of the last chunk: order is kept
+	eof     bool      // the writer closed: EOF once drained
+	reset   bool      // the reader closed: writes fail
+	wake    chan struct{}
+	readDL  time.Time
+	writeDL time.Time
+}
+
+type chunk struct {
+	at time.Time
+	b  []byte
+}
+
+func newStream() *stream { return &stream{wake: make(chan struct{}, 1)} }
+
+// conn is one end of a connection: it reads in and writes out.
+type conn struct {
+	n             *Network
+	in, out       *stream
+	local, remote net.Addr
+	key           string // the listener's address, for latencies
+	dir           byte
+
+	closeOnce sync.Once
+}
+
+func (c *conn) Read(p []byte) (int, error) {
+	s := c.in
+	for {
+		s.mu.Lock()
+		now := time.Now()
+		if s.reset {
+			s.mu.Unlock()
+			return 0, c.opErr("read", net.ErrClosed)
+		}
+		if !s.readDL.IsZero() && !now.Before(s.readDL) {
+			s.mu.Unlock()
+			return 0, c.opErr("read", os.ErrDeadlineExceeded)
+		}
+		var wait time.Duration = -1
+		if len(s.chunks) > 0 {
+			h := &s.chunks[0]
+			if !h.at.After(now) {
+				n := copy(p, h.b)
+				h.b = h.b[n:]
+				if len(h.b) == 0 {
+					s.chunks[0] = chunk{}
+					s.chunks = s.chunks[1:]
+				}
+				s.mu.Unlock()
+				return n, nil
+			}
+			wait = h.at.Sub(now)
+		} else if s.eof {
+			s.mu.Unlock()
+			return 0, io.EOF
+		}
+		if !s.readDL.IsZero() {
+			if d := s.readDL.Sub(now); wait < 0 || d < wait {
+				wait = d
+			}
+		}
+		s.mu.Unlock()
+		if wait < 0 {
+			<-s.wake
+			continue
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-s.wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+func (c *conn) Write(p []byte) (int, error) {
+	s := c.out
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	switch {
+	case s.eof:
+		return 0, c.opErr("write", net.ErrClosed)
+	case s.reset:
+		return 0, c.opErr("write", syscall.ECONNRESET)
+	case !s.writeDL.IsZero() && !now.Before(s.writeDL):
+		return 0, c.opErr("write", os.ErrDeadlineExceeded)
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	at := now.Add(c.n.latency(now, c.key, c.dir, p))
+	if at.Before(s.last) {
+		at = s.last
+	}
+	s.last = at
+	s.chunks = append(s.chunks, chunk{at: at, b: append([]byte(nil), p...)})
+	signal(s.wake)
+	return len(p), nil
+}
+
+// Close ends both directions from this end: the peer reads what was
+// written before and then EOF; its writes from then on fail.
+func (c *conn) Close() error {
+	c.closeOnce.Do(func() {
+		c.out.mu.Lock()
+		c.out.eof = true
+		signal(c.out.wake)
+		c.out.mu.Unlock()
+		c.in.mu.Lock()
+		c.in.reset = true
+		c.in.chunks = nil
+		signal(c.in.wake)
+		c.in.mu.Unlock()
+	})
+	return nil
+}
+
+func (c *conn) LocalAddr() net.Addr  { return c.local }
+func (c *conn) RemoteAddr() net.Addr { return c.remote }
+
+func (c *conn) SetDeadline(t time.Time) error {
+	_ = c.SetReadDeadline(t)
+	return c.SetWriteDeadline(t)
+}
+
+func (c *conn) SetReadDeadline(t time.Time) error {
+	c.in.mu.Lock()
+	c.in.readDL = t
+	signal(c.in.wake)
+	c.in.mu.Unlock()
+	return nil
+}
+
+func (c *conn) SetWriteDeadline(t time.Time) error {
+	c.out.mu.Lock()
+	c.out.writeDL = t
+	c.out.mu.Unlock()
+	return nil
+}
+
+func (c *conn) opErr(op string, err error) error {
+	return &net.OpError{Op: op, Net: "tcp", Source: c.local, Addr: c.remote, Err: err}
+}
