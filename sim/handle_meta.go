@@ -4,6 +4,7 @@ import (
 	"context"
 	"hash/fnv"
 	"net"
+	"slices"
 	"strconv"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -97,6 +98,7 @@ func (c *Cluster) topicMetadataLocked(t *topic) kmsg.MetadataResponseTopic {
 		mp.LeaderEpoch = pt.epoch
 		mp.Replicas = append([]int32(nil), pt.replicas...)
 		mp.ISR = append([]int32(nil), pt.isr...)
+		slices.Sort(mp.ISR) // one answer for one ISR, whichever follower caught up first
 		for _, id := range pt.replicas {
 			if !c.brokers[id].up {
 				mp.OfflineReplicas = append(mp.OfflineReplicas, id)

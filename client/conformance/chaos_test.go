@@ -20,10 +20,10 @@ import (
 )
 
 var (
-	chaosRuns    = flag.Int("chaos.runs", 200, "number of random fault schedules TestChaos plays (seeds 1..N)")
-	chaosSeed    = flag.Int64("chaos.seed", 0, "play only the schedule of this seed (reproduces a failure)")
-	chaosWorkers = flag.Int("chaos.workers", 0, "schedules played at once (0: 4 over sockets, GOMAXPROCS in the deterministic world)")
-	chaosWall    = flag.Bool("chaos.wall", false, "play over real sockets and the wall clock instead of the deterministic world")
+	chaosRuns     = flag.Int("chaos.runs", 500, "number of random fault schedules TestChaos plays in the deterministic world (seeds 1..N)")
+	chaosWallRuns = flag.Int("chaos.wallruns", 40, "number of random fault schedules TestChaosSockets plays over sockets and the wall clock")
+	chaosSeed     = flag.Int64("chaos.seed", 0, "play only the schedule of this seed (reproduces a failure)")
+	chaosWorkers  = flag.Int("chaos.workers", 0, "schedules played at once (0: 4 over sockets, GOMAXPROCS in the deterministic world)")
 )
 
 // chaosConfig is the shape of every chaos schedule: small, so that 200 of
@@ -61,8 +61,16 @@ func chaosConfig(seed int64) scenario.ChaosConfig {
 // while producing, heals the cluster, checks that production carries on
 // and reads everything back: acknowledged records once each and in order,
 // failed ones absent, and acknowledged records lost (unclean elections)
-// exactly those reported through OnDataLoss.
-func TestChaos(t *testing.T) {
+// exactly those reported through OnDataLoss. Each schedule is played in
+// the deterministic world (a testing/synctest bubble on sim/memnet): one
+// execution per seed, replayed bit for bit (TestChaosReplay).
+func TestChaos(t *testing.T) { chaos(t, *chaosRuns, false) }
+
+// TestChaosSockets plays the first schedules over real sockets and the wall
+// clock, where the scheduler, not a seed, interleaves the goroutines.
+func TestChaosSockets(t *testing.T) { chaos(t, *chaosWallRuns, true) }
+
+func chaos(t *testing.T, runs int, wallClock bool) {
 	seeds := make(chan int64)
 	go func() {
 		defer close(seeds)
@@ -70,7 +78,7 @@ func TestChaos(t *testing.T) {
 			seeds <- *chaosSeed
 			return
 		}
-		for s := int64(1); s <= int64(*chaosRuns); s++ {
+		for s := int64(1); s <= int64(runs); s++ {
 			seeds <- s
 		}
 	}()
@@ -81,7 +89,7 @@ func TestChaos(t *testing.T) {
 	workers := *chaosWorkers
 	if workers <= 0 {
 		workers = 4
-		if !*chaosWall {
+		if !wallClock {
 			workers = runtime.GOMAXPROCS(0)
 		}
 	}
@@ -93,15 +101,15 @@ func TestChaos(t *testing.T) {
 				if failures.Load() >= 5 {
 					continue // drain: enough evidence
 				}
-				sched, detail, tr, err := chaosRun(t, seed, !*chaosWall)
+				sched, detail, tr, err := chaosRun(t, seed, !wallClock)
 				played.Add(1)
 				if err != nil {
 					failures.Add(1)
-					wall := ""
-					if *chaosWall {
-						wall = " -chaos.wall"
+					test := "Chaos$"
+					if wallClock {
+						test = "ChaosSockets"
 					}
-					t.Errorf("chaos seed %d failed: %v\n%s\napplied:\n%s%s\nreproduce: go test ./client/conformance -run 'Chaos$' -chaos.seed=%d%s -v", seed, err, sched, detail, tr.save(t, seed), seed, wall)
+					t.Errorf("chaos seed %d failed: %v\n%s\napplied:\n%s%s\nreproduce: go test ./client/conformance -run '%s' -chaos.seed=%d -v", seed, err, sched, detail, tr.save(t, seed), test, seed)
 				} else if *chaosSeed != 0 {
 					t.Logf("%s\napplied:\n%s", sched, detail)
 				}

@@ -172,6 +172,9 @@ func start(cf cfg) (*rig, error) {
 // rig (checking for leaked goroutines) when the test ends.
 func startT(t *testing.T, cf cfg) *rig {
 	t.Helper()
+	if cf.net == nil {
+		cf.net = netOf(t)
+	}
 	r, err := start(cf)
 	if err != nil {
 		t.Fatal(err)

@@ -21,31 +21,33 @@ func TestConformance04Kafka15591(t *testing.T) {
 		opts []sim.Option
 	}{{"kafka-2.5", nil}, {"kafka-15591-fix", []sim.Option{sim.Kafka15591Fix()}}} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := startT(t, cfg{partitions: 2, sim: tc.opts, client: []client.Option{client.BatchBytes(1 << 10), client.Linger(0)}})
-			// The partition's first request is refused, not written.
-			r.check(t, r.c.InjectError(topic, 0, codeNotLeader, 1), "inject")
-			r.check(t, r.c.DelayResponses(0, 3*time.Millisecond), "delay")
-			r.check(t, r.c.DelayResponses(1, 3*time.Millisecond), "delay")
-			r.check(t, r.c.DelayResponses(2, 3*time.Millisecond), "delay")
-			r.produceTo(context.Background(), "fresh", 3000, one(0))
-			r.check(t, r.wait(20*time.Second), "fresh partition")
-			r.check(t, r.goesOn("after", 200), "after")
-			_, err := r.verify()
-			r.check(t, err, "read-back")
-			recs := r.produces(0)
-			if len(recs) == 0 || recs[0].ErrorCode != codeNotLeader {
-				t.Fatalf("the first batch was not refused\n%s", r.dump())
-			}
-			// No batch beyond sequence 0 reached the broker before
-			// sequence 0 was written.
-			for _, pr := range recs {
-				if pr.BaseSequence == 0 && pr.Appended {
-					break
+			world(t, func(t *testing.T) {
+				r := startT(t, cfg{partitions: 2, sim: tc.opts, client: []client.Option{client.BatchBytes(1 << 10), client.Linger(0)}})
+				// The partition's first request is refused, not written.
+				r.check(t, r.c.InjectError(topic, 0, codeNotLeader, 1), "inject")
+				r.check(t, r.c.DelayResponses(0, 3*time.Millisecond), "delay")
+				r.check(t, r.c.DelayResponses(1, 3*time.Millisecond), "delay")
+				r.check(t, r.c.DelayResponses(2, 3*time.Millisecond), "delay")
+				r.produceTo(context.Background(), "fresh", 3000, one(0))
+				r.check(t, r.wait(20*time.Second), "fresh partition")
+				r.check(t, r.goesOn("after", 200), "after")
+				_, err := r.verify()
+				r.check(t, err, "read-back")
+				recs := r.produces(0)
+				if len(recs) == 0 || recs[0].ErrorCode != codeNotLeader {
+					t.Fatalf("the first batch was not refused\n%s", r.dump())
 				}
-				if pr.BaseSequence > 0 {
-					t.Fatalf("sequence %d reached the stateless leader before sequence 0 was written\n%s", pr.BaseSequence, r.dump())
+				// No batch beyond sequence 0 reached the broker before
+				// sequence 0 was written.
+				for _, pr := range recs {
+					if pr.BaseSequence == 0 && pr.Appended {
+						break
+					}
+					if pr.BaseSequence > 0 {
+						t.Fatalf("sequence %d reached the stateless leader before sequence 0 was written\n%s", pr.BaseSequence, r.dump())
+					}
 				}
-			}
+			})
 		})
 	}
 }
@@ -56,60 +58,62 @@ func TestConformance04Kafka15591(t *testing.T) {
 // dedup window, the first meets OUT_OF_ORDER. The producer must resolve them
 // from the log (they are all there) without writing any twice.
 func TestConformance05RestartShrinksDedupWindow(t *testing.T) {
-	r := startT(t, cfg{partitions: 1, client: []client.Option{client.BatchBytes(512), client.Linger(0)}})
-	ctx := context.Background()
-	r.produceTo(ctx, "warm", 100, one(0))
-	r.check(t, r.wait(10*time.Second), "warm-up")
-	leader, _ := r.c.Leader(topic, 0)
-	base := len(r.produces(0))
-	r.check(t, r.c.DropResponses(topic, 0, 5), "drop")
-	r.produceTo(ctx, "fault", 300, one(0))
-	// Wait until five batches are written and unanswered.
-	if !waitUntil(10*time.Second, func() bool {
-		n := 0
-		for _, pr := range r.produces(0)[base:] {
-			if pr.Appended {
-				n++
+	world(t, func(t *testing.T) {
+		r := startT(t, cfg{partitions: 1, client: []client.Option{client.BatchBytes(512), client.Linger(0)}})
+		ctx := context.Background()
+		r.produceTo(ctx, "warm", 100, one(0))
+		r.check(t, r.wait(10*time.Second), "warm-up")
+		leader, _ := r.c.Leader(topic, 0)
+		base := len(r.produces(0))
+		r.check(t, r.c.DropResponses(topic, 0, 5), "drop")
+		r.produceTo(ctx, "fault", 300, one(0))
+		// Wait until five batches are written and unanswered.
+		if !waitUntil(10*time.Second, func() bool {
+			n := 0
+			for _, pr := range r.produces(0)[base:] {
+				if pr.Appended {
+					n++
+				}
+			}
+			return n >= 5
+		}) {
+			t.Fatalf("five batches never in flight\n%s", r.dump())
+		}
+		// Followers first, then the leader: it comes back alone, from its
+		// snapshot.
+		for b := range int32(3) {
+			if b != leader {
+				r.check(t, r.c.StopBroker(b), "stop follower")
 			}
 		}
-		return n >= 5
-	}) {
-		t.Fatalf("five batches never in flight\n%s", r.dump())
-	}
-	// Followers first, then the leader: it comes back alone, from its
-	// snapshot.
-	for b := range int32(3) {
-		if b != leader {
-			r.check(t, r.c.StopBroker(b), "stop follower")
+		r.check(t, r.c.StopBroker(leader), "stop leader")
+		restart := len(r.produces(0))
+		r.check(t, r.c.StartBroker(leader), "restart")
+		if l, _ := r.c.Leader(topic, 0); l != leader {
+			t.Fatalf("the restarted broker does not lead (leader %d)", l)
 		}
-	}
-	r.check(t, r.c.StopBroker(leader), "stop leader")
-	restart := len(r.produces(0))
-	r.check(t, r.c.StartBroker(leader), "restart")
-	if l, _ := r.c.Leader(topic, 0); l != leader {
-		t.Fatalf("the restarted broker does not lead (leader %d)", l)
-	}
-	r.check(t, r.wait(20*time.Second), "after restart")
-	for b := range int32(3) {
-		if b != leader {
-			r.check(t, r.c.StartBroker(b), "start follower")
+		r.check(t, r.wait(20*time.Second), "after restart")
+		for b := range int32(3) {
+			if b != leader {
+				r.check(t, r.c.StartBroker(b), "start follower")
+			}
 		}
-	}
-	r.check(t, r.goesOn("after", 200), "after")
-	_, err := r.verify()
-	r.check(t, err, "read-back")
-	after := r.produces(0)[restart:]
-	ooo := false
-	for _, pr := range after {
-		if pr.ErrorCode == codeOutOfOrderSequence && pr.Fault == "" {
-			ooo = true
-			break
+		r.check(t, r.goesOn("after", 200), "after")
+		_, err := r.verify()
+		r.check(t, err, "read-back")
+		after := r.produces(0)[restart:]
+		ooo := false
+		for _, pr := range after {
+			if pr.ErrorCode == codeOutOfOrderSequence && pr.Fault == "" {
+				ooo = true
+				break
+			}
 		}
-	}
-	if !ooo {
-		t.Fatalf("no retry met the shrunk window (OUT_OF_ORDER) after the restart\n%s", r.dump())
-	}
-	if r.h.tailReads(0) == 0 {
-		t.Fatal("no tail read resolved the retried batches")
-	}
+		if !ooo {
+			t.Fatalf("no retry met the shrunk window (OUT_OF_ORDER) after the restart\n%s", r.dump())
+		}
+		if r.h.tailReads(0) == 0 {
+			t.Fatal("no tail read resolved the retried batches")
+		}
+	})
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rollsafe/rollsafe/client"
 	"github.com/rollsafe/rollsafe/client/readback"
+	"github.com/rollsafe/rollsafe/protocol"
 	"github.com/rollsafe/rollsafe/sim"
 )
 
@@ -59,7 +60,7 @@ func (r *rig) inLog(t *testing.T, prefix string) map[string]int {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	log, err := readback.ReadTopic(ctx, r.c.Addrs(), topic)
+	log, err := readback.ReadTopicConn(ctx, r.c.Addrs(), topic, protocol.ConnConfig{Dial: r.dial})
 	r.check(t, err, "read")
 	out := map[string]int{}
 	for _, recs := range log {

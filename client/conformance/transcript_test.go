@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -80,17 +81,26 @@ func (tr *transcript) save(t *testing.T, seed int64) string {
 func firstDiff(a, b []string) string {
 	for i := range min(len(a), len(b)) {
 		if a[i] != b[i] {
-			return fmt.Sprintf("line %d:\n  first:  %s\n  second: %s", i+1, a[i], b[i])
+			before := strings.Join(a[max(0, i-6):i], "\n  ")
+			return fmt.Sprintf("line %d, after:\n  %s\n  first:  %s\n  second: %s", i+1, before, a[i], b[i])
 		}
 	}
 	return fmt.Sprintf("lengths %d and %d", len(a), len(b))
 }
+
+var chaosReplays = flag.Int("chaos.replays", 0, "TestChaosReplay replays seeds 1..N (0: a fixed sample of 16 covering every kind of schedule)")
 
 // TestChaosReplay plays chaos schedules twice each in the deterministic
 // world and requires the same transcript both times: one seed, one
 // execution, bit for bit.
 func TestChaosReplay(t *testing.T) {
 	seeds := []int64{1, 2, 3, 5, 10, 15, 25, 30, 45, 55, 60, 75, 90, 105, 120, 135}
+	if *chaosReplays > 0 {
+		seeds = seeds[:0]
+		for s := int64(1); s <= int64(*chaosReplays); s++ {
+			seeds = append(seeds, s)
+		}
+	}
 	if *chaosSeed != 0 {
 		seeds = []int64{*chaosSeed}
 	}

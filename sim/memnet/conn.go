@@ -1,6 +1,7 @@
 package memnet
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -111,6 +112,9 @@ func (c *conn) Write(p []byte) (int, error) {
 		at = s.last
 	}
 	s.last = at
+	if c.n.trace != nil {
+		c.n.trace(fmt.Sprintf("%d write %s %c %d bytes, arrives %d: % x", now.UnixNano(), c.key, c.dir, len(p), at.UnixNano(), p[:min(len(p), 64)]))
+	}
 	s.chunks = append(s.chunks, chunk{at: at, b: append([]byte(nil), p...)})
 	signal(s.wake)
 	return len(p), nil
@@ -120,6 +124,9 @@ func (c *conn) Write(p []byte) (int, error) {
 // written before and then EOF; its writes from then on fail.
 func (c *conn) Close() error {
 	c.closeOnce.Do(func() {
+		if c.n.trace != nil {
+			c.n.trace(fmt.Sprintf("%d close %s %c", time.Now().UnixNano(), c.key, c.dir))
+		}
 		c.out.mu.Lock()
 		c.out.eof = true
 		signal(c.out.wake)

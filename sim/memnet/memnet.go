@@ -38,6 +38,8 @@ type Network struct {
 	seed           uint64
 	minLat, maxLat time.Duration
 
+	trace func(string)
+
 	mu        sync.Mutex
 	listeners map[string]*listener
 	nextPort  int // the last port Listen gave out
@@ -52,6 +54,10 @@ func Latency(lo, hi time.Duration) Option {
 		n.minLat, n.maxLat = max(lo, 0), max(hi, lo, 0)
 	}
 }
+
+// Trace has every write, dial and close reported to f (for debugging a
+// simulation: two runs of one seed give the same report).
+func Trace(f func(string)) Option { return func(n *Network) { n.trace = f } }
 
 // New returns an empty network whose latencies derive from seed.
 func New(seed uint64, opts ...Option) *Network {
