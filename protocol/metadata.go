@@ -243,6 +243,7 @@ func (m *Metadata) refresh() (refreshResult, error) {
 		c, err := m.getConn(actx)
 		if err != nil {
 			acancel()
+			m.log.Debug("metadata refresh: no broker answered the dial", "try", try+1, "err", err)
 			errs = append(errs, err)
 			if ctx.Err() != nil {
 				break
@@ -252,6 +253,7 @@ func (m *Metadata) refresh() (refreshResult, error) {
 		resp, err := c.Request(actx, req)
 		acancel()
 		if err != nil {
+			m.log.Debug("metadata refresh: a broker did not answer", "try", try+1, "broker", c.Addr(), "err", err)
 			errs = append(errs, err)
 			m.dropConn(c)
 			if ctx.Err() != nil {
@@ -328,6 +330,9 @@ func (m *Metadata) dropConn(c *Conn) {
 	if m.conn == c {
 		m.conn = nil
 	}
+	// The next attempt starts after this broker, whichever was dialed
+	// last (the connection may be older than other dials).
+	m.lastTried = c.Addr()
 	m.connMu.Unlock()
 	_ = c.Close()
 }

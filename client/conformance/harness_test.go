@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -158,6 +160,11 @@ func start(cf cfg) (*rig, error) {
 			r.mu.Unlock()
 		}),
 	}, netOpts...)
+	if os.Getenv("ROLLSAFE_TRACE") != "" {
+		// Every input and output of the producer's loop, and its logs, on
+		// stderr (with virtual times in the deterministic world).
+		opts = append(opts, client.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: client.LevelTrace}))))
+	}
 	opts = append(opts, cf.client...)
 	p, err := client.NewProducer(opts...)
 	if err != nil {
