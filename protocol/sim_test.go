@@ -315,3 +315,48 @@ func TestMetadataRefreshSkipsSilentBroker(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int32(2), l, "the only broker left leads")
 }
+
+// TestFetchDeposedLeaderAgainstSim (issue 12, item 2): leadership moves
+// from L to F and L stops copying, so F commits batches L never sees. A
+// consumer-style fetch without a leader epoch (v11+, CurrentLeaderEpoch
+// -1) is answered by L from its own, trailing high watermark — as Kafka
+// answers it — which would make the producer's last acknowledged batch
+// look missing. rollsafe's reads are leader-only (v10) and carry the
+// epoch: L refuses them (FENCED_LEADER_EPOCH with the epoch the producer
+// last saw L lead, NOT_LEADER_OR_FOLLOWER with the current one), and only
+// F's answer, the whole committed log, is ever used.
+func TestFetchDeposedLeaderAgainstSim(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := sim.NewCluster(sim.Brokers(2), sim.Topic("t", 1, 2))
+	require.NoError(t, err)
+	defer c.Close()
+	reps, err := c.Replicas("t", 0)
+	require.NoError(t, err)
+	l, f := reps[0], reps[1]
+	dial := func(id int32) *protocol.Conn {
+		cn, err := protocol.Dial(ctx, c.Addrs()[id], protocol.ConnConfig{})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = cn.Close() })
+		return cn
+	}
+	lc, fc := dial(l), dial(f)
+	require.Equal(t, int16(0), simProduce(t, ctx, lc, -1, simBatch(-1, -1, -1, 3)).ErrorCode)
+	_, oldEpoch := c.Leader("t", 0)
+	require.NoError(t, c.MoveLeader("t", 0, f))
+	require.NoError(t, c.PauseReplication("t", 0, l))
+	require.Equal(t, int16(0), simProduce(t, ctx, fc, -1, simBatch(-1, -1, -1, 2)).ErrorCode)
+	_, epoch := c.Leader("t", 0)
+
+	stale, err := protocol.Fetch(ctx, lc, protocol.FetchOptions{Topic: "t", CurrentLeaderEpoch: -1})
+	require.NoError(t, err, "Kafka answers a v11+ fetch without an epoch from any replica")
+	require.Equal(t, int64(3), stale.HighWatermark, "the deposed leader's own high watermark")
+
+	_, err = protocol.Fetch(ctx, lc, protocol.FetchOptions{Topic: "t", CurrentLeaderEpoch: oldEpoch, LeaderOnly: true})
+	require.ErrorIs(t, err, protocol.ErrFencedLeaderEpoch)
+	_, err = protocol.Fetch(ctx, lc, protocol.FetchOptions{Topic: "t", CurrentLeaderEpoch: epoch, LeaderOnly: true})
+	require.ErrorIs(t, err, protocol.ErrNotLeaderOrFollower)
+	res, err := protocol.Fetch(ctx, fc, protocol.FetchOptions{Topic: "t", CurrentLeaderEpoch: epoch, LeaderOnly: true})
+	require.NoError(t, err)
+	require.Equal(t, int64(5), res.HighWatermark)
+}
