@@ -89,9 +89,6 @@ func NewAccumulator(cfg Config, ready func(*Batch)) (*Accumulator, error) {
 	return a, nil
 }
 
-// Config returns the accumulator's configuration, defaults filled in.
-func (a *Accumulator) Config() Config { return a.cfg }
-
 // Append copies r into the open batch of tp, waiting for buffer room until
 // ctx ends. token is returned with the batch, in record order. A record that
 // cannot fit MaxRecordBytes fails at once with a *RecordTooLargeError.

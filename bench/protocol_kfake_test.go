@@ -62,7 +62,7 @@ func TestProtocolAgainstKfake(t *testing.T) {
 	defer cancel()
 
 	// ApiVersions happens in Dial.
-	md := protocol.NewMetadata(addrs, protocol.MetadataConfig{RefreshInterval: -1})
+	md := protocol.NewMetadata(addrs, protocol.MetadataConfig{})
 	defer md.Close()
 	require.NoError(t, md.Refresh(ctx, topic))
 	n, err := md.Partitions(topic)

@@ -172,7 +172,7 @@ func WithPartitioner(p Partitioner) Option { return func(c *config) { c.partitio
 // WithLogger sets the logger (default: discard).
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
-// WithHooks sets the metrics hooks.
+// WithHooks sets the metrics hooks (the fields left nil are not called).
 func WithHooks(h Hooks) Option { return func(c *config) { c.hooks = h } }
 
 // OnDataLoss sets a callback for data-loss events: acknowledged records

@@ -187,7 +187,6 @@ func TestCertainlyNotWrittenSaysSo(t *testing.T) {
 
 // bufferedHook records the largest and the last depth Hooks.Buffered saw.
 type bufferedHook struct {
-	client.NopHooks
 	mu        sync.Mutex
 	max, last int
 	calls     atomic.Int64
@@ -211,7 +210,7 @@ func (h *bufferedHook) get() (int, int) {
 func TestBufferedDepthBehindStalledBroker(t *testing.T) {
 	c := newCluster(t, 1)
 	hook := &bufferedHook{}
-	p := newProducer(t, c, client.WithHooks(hook))
+	p := newProducer(t, c, client.WithHooks(client.Hooks{Buffered: hook.Buffered}))
 	ctx := context.Background()
 	require.NoError(t, p.ProduceSync(ctx, &client.Record{Topic: "t", Value: []byte("warm")}).FirstErr())
 	for b := int32(0); b < 3; b++ {

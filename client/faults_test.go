@@ -31,9 +31,13 @@ const (
 	codeUnknownTopicOrPartition int16 = 3
 )
 
+// hooks returns the client.Hooks that count into h.
+func (h *countingHooks) hooks() client.Hooks {
+	return client.Hooks{BatchSent: h.BatchSent, EpochBumped: h.EpochBumped, TailRead: h.TailRead, DataLossDetected: h.DataLossDetected}
+}
+
 // countingHooks counts the producer's recovery actions.
 type countingHooks struct {
-	client.NopHooks
 	retries, bumps, tails, losses atomic.Int64
 	mu                            sync.Mutex
 	lost                          []client.DataLoss
@@ -137,7 +141,7 @@ func TestIdempotenceRulesEndToEnd(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCluster(t, 2, tc.opts...)
 			h := &countingHooks{}
-			p := newProducer(t, c, client.WithHooks(h), client.BatchBytes(4<<10), client.RequestTimeout(time.Second))
+			p := newProducer(t, c, client.WithHooks(h.hooks()), client.BatchBytes(4<<10), client.RequestTimeout(time.Second))
 			r := newRun()
 			ctx := context.Background()
 			r.produce(ctx, t, p, "t", "warm", 200, 8)
@@ -207,7 +211,7 @@ func TestUncleanElectionReportsDataLoss(t *testing.T) {
 	h := &countingHooks{}
 	var lossMu sync.Mutex
 	var losses []client.DataLoss
-	p := newProducer(t, c, client.WithHooks(h), client.Linger(0), client.OnDataLoss(func(d client.DataLoss) {
+	p := newProducer(t, c, client.WithHooks(h.hooks()), client.Linger(0), client.OnDataLoss(func(d client.DataLoss) {
 		lossMu.Lock()
 		losses = append(losses, d)
 		lossMu.Unlock()

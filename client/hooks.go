@@ -2,35 +2,53 @@ package client
 
 import "time"
 
-// Hooks receives the producer's metrics. Every method is called
-// synchronously from producer goroutines and must be fast and safe for
-// concurrent use; embed NopHooks to implement only some.
-type Hooks interface {
+// Hooks receives the producer's metrics, in the manner of
+// net/http/httptrace.ClientTrace: every field is optional (nil is not
+// called), and fields added in later versions never break a caller. Each
+// is called synchronously from a producer goroutine — never under a lock —
+// and must be fast and safe for concurrent use.
+type Hooks struct {
 	// BatchSent: a batch of records went out to broker (a first send or a retry).
-	BatchSent(topic string, partition int32, broker int32, records int, bytes int, retry bool)
+	BatchSent func(topic string, partition int32, broker int32, records int, bytes int, retry bool)
 	// BatchAcked: a batch was acknowledged at baseOffset.
-	BatchAcked(topic string, partition int32, records int, baseOffset int64)
+	BatchAcked func(topic string, partition int32, records int, baseOffset int64)
 	// EpochBumped: a partition moved to a new producer epoch.
-	EpochBumped(topic string, partition int32, producerID int64, epoch int16)
+	EpochBumped func(topic string, partition int32, producerID int64, epoch int16)
 	// TailRead: the producer read a partition's log to resolve an outcome.
-	TailRead(topic string, partition int32, fromOffset int64)
+	TailRead func(topic string, partition int32, fromOffset int64)
 	// DataLossDetected: acknowledged records are missing from the log.
-	DataLossDetected(ev DataLoss)
+	DataLossDetected func(ev DataLoss)
 	// Buffered: records and bytes buffered and not yet resolved (as
 	// Producer.Buffered returns them), sampled every BufferedInterval
 	// and called only when they changed since the last call.
-	Buffered(records int, bytes int64)
+	Buffered func(records int, bytes int64)
 	// RequestLatency: a produce request's round trip to broker.
-	RequestLatency(broker int32, d time.Duration)
+	RequestLatency func(broker int32, d time.Duration)
 }
 
-// NopHooks implements Hooks doing nothing.
-type NopHooks struct{}
-
-func (NopHooks) BatchSent(string, int32, int32, int, int, bool) {}
-func (NopHooks) BatchAcked(string, int32, int, int64)           {}
-func (NopHooks) EpochBumped(string, int32, int64, int16)        {}
-func (NopHooks) TailRead(string, int32, int64)                  {}
-func (NopHooks) DataLossDetected(DataLoss)                      {}
-func (NopHooks) Buffered(int, int64)                            {}
-func (NopHooks) RequestLatency(int32, time.Duration)            {}
+// filled returns h with every nil field a no-op, so that the producer
+// calls its hooks without checking.
+func (h Hooks) filled() Hooks {
+	if h.BatchSent == nil {
+		h.BatchSent = func(string, int32, int32, int, int, bool) {}
+	}
+	if h.BatchAcked == nil {
+		h.BatchAcked = func(string, int32, int, int64) {}
+	}
+	if h.EpochBumped == nil {
+		h.EpochBumped = func(string, int32, int64, int16) {}
+	}
+	if h.TailRead == nil {
+		h.TailRead = func(string, int32, int64) {}
+	}
+	if h.DataLossDetected == nil {
+		h.DataLossDetected = func(DataLoss) {}
+	}
+	if h.Buffered == nil {
+		h.Buffered = func(int, int64) {}
+	}
+	if h.RequestLatency == nil {
+		h.RequestLatency = func(int32, time.Duration) {}
+	}
+	return h
+}

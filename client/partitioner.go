@@ -102,9 +102,3 @@ func (d *DefaultPartitioner) Partition(r *Record, n int32) int32 {
 	s.bytes += size
 	return s.partition
 }
-
-// ManualPartitioner uses each record's Partition field as is.
-type ManualPartitioner struct{}
-
-// Partition implements Partitioner.
-func (ManualPartitioner) Partition(r *Record, _ int32) int32 { return r.Partition }

@@ -74,9 +74,8 @@ func NewProducer(opts ...Option) (*Producer, error) {
 	if cfg.logger == nil {
 		cfg.logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	if cfg.hooks == nil {
-		cfg.hooks = NopHooks{}
-	}
+	watchBuffer := cfg.hooks.Buffered != nil
+	cfg.hooks = cfg.hooks.filled()
 	if cfg.partitioner == nil {
 		cfg.partitioner = &DefaultPartitioner{BatchBytes: min(cfg.batchBytes, 16<<10)}
 	}
@@ -106,10 +105,9 @@ func NewProducer(opts ...Option) (*Producer, error) {
 		Dial:           cfg.dial,
 	}
 	p.meta = protocol.NewMetadata(cfg.brokers, protocol.MetadataConfig{
-		Conn:            connCfg,
-		RefreshInterval: -1, // the producer's metadata loop refreshes
-		RefreshTimeout:  cfg.requestTimeout,
-		Logger:          cfg.logger,
+		Conn:           connCfg,
+		RefreshTimeout: cfg.requestTimeout,
+		Logger:         cfg.logger,
 	})
 	poolCfg := protocol.PoolConfig{Conn: connCfg, BackoffMin: 20 * time.Millisecond, BackoffMax: time.Second, Logger: cfg.logger}
 	if cfg.syncTest {
@@ -142,11 +140,14 @@ func NewProducer(opts ...Option) (*Producer, error) {
 	} else {
 		p.loop.step(idempotence.SetIdentity{ProducerID: -1, Epoch: -1})
 	}
-	p.wg.Add(4)
+	p.wg.Add(3)
 	go func() { defer p.wg.Done(); p.calls.run() }()
 	go func() { defer p.wg.Done(); p.metadataLoop() }()
 	go func() { defer p.wg.Done(); p.loop.run() }()
-	go func() { defer p.wg.Done(); p.bufferedLoop() }()
+	if watchBuffer {
+		p.wg.Add(1)
+		go func() { defer p.wg.Done(); p.bufferedLoop() }()
+	}
 	return p, nil
 }
 

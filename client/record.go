@@ -14,8 +14,8 @@ type Header = batching.Header
 // hold where it was written.
 type Record struct {
 	Topic string
-	// Partition is used as is when HasPartition is set (or with
-	// ManualPartitioner); otherwise the partitioner chooses and fills it in.
+	// Partition is used as is when HasPartition is set; otherwise the
+	// partitioner chooses and fills it in.
 	Partition    int32
 	HasPartition bool
 	Key          []byte // nil: a null key

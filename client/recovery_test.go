@@ -46,7 +46,7 @@ func stallAfter(t testing.TB, code int16, n int) (stall, metadataRTT time.Durati
 	require.False(t, firstErr.IsZero(), "the fault happened")
 	require.False(t, resumed.IsZero(), "production resumed")
 
-	meta := protocol.NewMetadata(c.Addrs(), protocol.MetadataConfig{RefreshInterval: -1})
+	meta := protocol.NewMetadata(c.Addrs(), protocol.MetadataConfig{})
 	defer meta.Close()
 	require.NoError(t, meta.Refresh(ctx, "t")) // connect first
 	start := time.Now()

@@ -17,8 +17,7 @@ import (
 
 // Metadata defaults.
 const (
-	DefaultMetadataRefreshInterval = 5 * time.Minute
-	DefaultMetadataRefreshTimeout  = 10 * time.Second
+	DefaultMetadataRefreshTimeout = 10 * time.Second
 )
 
 // MetadataConfig configures a Metadata view.
@@ -27,9 +26,6 @@ type MetadataConfig struct {
 	Conn ConnConfig
 	// Dial, when set, replaces Dial(ctx, addr, Conn).
 	Dial func(ctx context.Context, addr string) (*Conn, error)
-	// RefreshInterval is how often all known topics are refreshed in the
-	// background (default 5 minutes; negative disables).
-	RefreshInterval time.Duration
 	// RefreshTimeout bounds one refresh (default 10s). A refresh asks up
 	// to three brokers in turn, each for a third of it (at least a second),
 	// so a broker that stopped answering (a host gone from the network,
@@ -53,12 +49,10 @@ type Metadata struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	mu          sync.RWMutex
-	brokers     map[int32]string
-	topics      map[string]*topicMeta
-	wanted      map[string]struct{}
-	lastRefresh time.Time
-	refreshes   int
+	mu      sync.RWMutex
+	brokers map[int32]string
+	topics  map[string]*topicMeta
+	wanted  map[string]struct{}
 
 	movedMu sync.Mutex
 	onMoved []func(id int32) // onBrokerMoved
@@ -82,12 +76,9 @@ type partMeta struct {
 }
 
 // NewMetadata returns a view that bootstraps from the given "host:port"
-// addresses. It does no I/O until Refresh; the background refresh starts
-// now and stops on Close.
+// addresses. It does no I/O until Refresh (its owner decides when to
+// refresh: the producer's metadata loop, a reader once).
 func NewMetadata(bootstrap []string, cfg MetadataConfig) *Metadata {
-	if cfg.RefreshInterval == 0 {
-		cfg.RefreshInterval = DefaultMetadataRefreshInterval
-	}
 	if cfg.RefreshTimeout <= 0 {
 		cfg.RefreshTimeout = DefaultMetadataRefreshTimeout
 	}
@@ -110,27 +101,7 @@ func NewMetadata(bootstrap []string, cfg MetadataConfig) *Metadata {
 		wanted:    map[string]struct{}{},
 	}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
-	if cfg.RefreshInterval > 0 {
-		m.wg.Add(1)
-		go m.refreshLoop()
-	}
 	return m
-}
-
-func (m *Metadata) refreshLoop() {
-	defer m.wg.Done()
-	t := time.NewTicker(m.cfg.RefreshInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-m.ctx.Done():
-			return
-		case <-t.C:
-			if err := m.Refresh(m.ctx); err != nil && m.ctx.Err() == nil {
-				m.log.Warn("periodic metadata refresh failed", "err", err)
-			}
-		}
-	}
 }
 
 // Close stops the background refresh and closes the view's connection.
@@ -384,8 +355,6 @@ func (m *Metadata) apply(resp *kmsg.MetadataResponse) error {
 		}
 		m.topics[name] = tm
 	}
-	m.lastRefresh = time.Now()
-	m.refreshes++
 	return nil
 }
 
@@ -466,14 +435,6 @@ func (m *Metadata) BrokerIDs() []int32 {
 	m.mu.RUnlock()
 	slices.Sort(ids)
 	return ids
-}
-
-// LastRefresh returns when the last successful refresh was applied and how
-// many have been applied so far.
-func (m *Metadata) LastRefresh() (at time.Time, count int) {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return m.lastRefresh, m.refreshes
 }
 
 // ApplyLeaderHint records a new leader reported outside a metadata refresh

@@ -187,7 +187,7 @@ func TestMetadataRefreshIsSingleFlight(t *testing.T) {
 }
 
 func TestMetadataNoBroker(t *testing.T) {
-	m := NewMetadata([]string{"127.0.0.1:1"}, MetadataConfig{RefreshInterval: -1, Conn: ConnConfig{DialTimeout: time.Second}})
+	m := NewMetadata([]string{"127.0.0.1:1"}, MetadataConfig{Conn: ConnConfig{DialTimeout: time.Second}})
 	defer m.Close()
 	err := m.Refresh(context.Background(), "x")
 	require.ErrorIs(t, err, ErrNoBroker)
@@ -196,7 +196,7 @@ func TestMetadataNoBroker(t *testing.T) {
 func TestPoolConnReuseReconnectAndClose(t *testing.T) {
 	base := runtime.NumGoroutine()
 	f, cf := newCluster(t)
-	m := NewMetadata([]string{cf.addr}, MetadataConfig{RefreshInterval: -1})
+	m := NewMetadata([]string{cf.addr}, MetadataConfig{})
 	require.NoError(t, m.Refresh(context.Background()))
 	p := NewPool(m, PoolConfig{BackoffMin: time.Millisecond, BackoffMax: 5 * time.Millisecond})
 

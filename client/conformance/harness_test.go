@@ -37,7 +37,6 @@ const topic = "t"
 
 // hooks records the producer's recovery actions per partition.
 type hooks struct {
-	client.NopHooks
 	mu      sync.Mutex
 	retries map[int32]int
 	bumps   map[int32][]bump
@@ -153,7 +152,7 @@ func start(cf cfg) (*rig, error) {
 		client.Brokers(c.Addrs()...),
 		client.Linger(2 * time.Millisecond),
 		client.RequestTimeout(2 * time.Second),
-		client.WithHooks(r.h),
+		client.WithHooks(client.Hooks{BatchSent: r.h.BatchSent, EpochBumped: r.h.EpochBumped, TailRead: r.h.TailRead, DataLossDetected: r.h.DataLossDetected}),
 		client.OnDataLoss(func(d client.DataLoss) {
 			r.mu.Lock()
 			r.losses = append(r.losses, d)

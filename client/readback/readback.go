@@ -52,7 +52,7 @@ func Scan(ctx context.Context, brokers []string, topic string, fn func(Record) e
 
 // ScanConn is Scan over connections configured by cc (TLS, SASL).
 func ScanConn(ctx context.Context, brokers []string, topic string, cc protocol.ConnConfig, fn func(Record) error) error {
-	meta := protocol.NewMetadata(brokers, protocol.MetadataConfig{Conn: cc, RefreshInterval: -1})
+	meta := protocol.NewMetadata(brokers, protocol.MetadataConfig{Conn: cc})
 	defer meta.Close()
 	pool := protocol.NewPool(meta, protocol.PoolConfig{Conn: cc})
 	defer pool.Close()

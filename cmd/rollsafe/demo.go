@@ -167,7 +167,7 @@ func demo(ctx context.Context, out io.Writer, cfg demoConfig) (demoReport, error
 	defer c.Close()
 	hooks := &countingHooks{}
 	var lossMu sync.Mutex
-	p, err := client.NewProducer(client.Brokers(c.Addrs()...), client.Compression(cfg.codec, compress.DefaultLevel), client.WithHooks(hooks),
+	p, err := client.NewProducer(client.Brokers(c.Addrs()...), client.Compression(cfg.codec, compress.DefaultLevel), client.WithHooks(hooks.hooks()),
 		client.OnDataLoss(func(dl client.DataLoss) {
 			lossMu.Lock()
 			rep.reported = append(rep.reported, dl)

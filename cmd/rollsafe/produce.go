@@ -38,10 +38,14 @@ type produceSummary struct {
 	Seconds        float64 `json:"seconds"`
 }
 
+// hooks returns the client.Hooks that count into h.
+func (h *countingHooks) hooks() client.Hooks {
+	return client.Hooks{BatchSent: h.BatchSent, EpochBumped: h.EpochBumped, TailRead: h.TailRead, DataLossDetected: h.DataLossDetected}
+}
+
 // countingHooks counts the producer's recovery work for the summaries of
 // produce and demo.
 type countingHooks struct {
-	client.NopHooks
 	retries, bumps, tails, losses atomic.Int64
 }
 
@@ -115,7 +119,7 @@ func runProduce(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		client.DeliveryTimeout(*timeout),
 		client.MaxRecordBytes(*maxRecord),
 		client.MaxBuffered(1<<20, max(64<<20, 2*int64(*maxRecord))),
-		client.WithHooks(hooks),
+		client.WithHooks(hooks.hooks()),
 	}
 	switch *acks {
 	case "all", "-1":

@@ -100,7 +100,7 @@ func NewProducer(conf *ConfigMap) (*Producer, error) {
 		term:            make(chan struct{}),
 	}
 	p.stats = newStatsCollector(p, s)
-	opts = append(opts, client.WithHooks(p.stats), client.OnDataLoss(p.dataLoss))
+	opts = append(opts, client.WithHooks(p.stats.hooks()), client.OnDataLoss(p.dataLoss))
 	c, err := client.NewProducer(opts...)
 	if err != nil {
 		return nil, Error{code: ErrInvalidArg, str: err.Error(), err: err}

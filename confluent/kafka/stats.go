@@ -16,7 +16,6 @@ import (
 // rollsafe's client.Hooks and the producer's own queue accounting, and
 // emits a *Stats event every statistics.interval.ms.
 type statsCollector struct {
-	client.NopHooks
 	p        *Producer
 	clientID string
 	start    time.Time
@@ -81,7 +80,7 @@ func (s *statsCollector) part(topic string, partition int32) *partStats {
 	return ps
 }
 
-// BatchSent implements client.Hooks.
+// BatchSent is a client.Hooks field.
 func (s *statsCollector) BatchSent(topic string, partition int32, broker int32, records int, bytes int, retry bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -101,7 +100,7 @@ func (s *statsCollector) BatchSent(topic string, partition int32, broker int32, 
 	ps.txbytes += int64(bytes)
 }
 
-// BatchAcked implements client.Hooks.
+// BatchAcked is a client.Hooks field.
 func (s *statsCollector) BatchAcked(topic string, partition int32, records int, baseOffset int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -110,7 +109,7 @@ func (s *statsCollector) BatchAcked(topic string, partition int32, records int, 
 	ps.lastAckedOffset = baseOffset + int64(records) - 1
 }
 
-// EpochBumped implements client.Hooks.
+// EpochBumped is a client.Hooks field.
 func (s *statsCollector) EpochBumped(topic string, partition int32, producerID int64, epoch int16) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -119,14 +118,14 @@ func (s *statsCollector) EpochBumped(topic string, partition int32, producerID i
 	s.part(topic, partition).epochBumps++
 }
 
-// TailRead implements client.Hooks.
+// TailRead is a client.Hooks field.
 func (s *statsCollector) TailRead(topic string, partition int32, _ int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.part(topic, partition).tailReads++
 }
 
-// RequestLatency implements client.Hooks.
+// RequestLatency is a client.Hooks field.
 func (s *statsCollector) RequestLatency(broker int32, d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -331,4 +330,9 @@ func (s *statsCollector) json() string {
 		return fmt.Sprintf(`{"error":%q}`, err.Error())
 	}
 	return string(out)
+}
+
+// hooks returns the client.Hooks that feed s.
+func (s *statsCollector) hooks() client.Hooks {
+	return client.Hooks{BatchSent: s.BatchSent, BatchAcked: s.BatchAcked, EpochBumped: s.EpochBumped, TailRead: s.TailRead, RequestLatency: s.RequestLatency}
 }

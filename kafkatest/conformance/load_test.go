@@ -17,7 +17,6 @@ import (
 
 // hooks counts the producer's recovery actions.
 type hooks struct {
-	client.NopHooks
 	mu      sync.Mutex
 	retries map[int32]int
 	bumps   int
@@ -99,7 +98,7 @@ func newLoad(t *testing.T, c *kafkatest.Cluster, topic string, parts int32, pad 
 		filler := bytes.Repeat([]byte("x"), 100)
 		l.pad = func(int) []byte { return filler }
 	}
-	p, err := client.NewProducer(append([]client.Option{client.Brokers(c.Addrs()...), client.WithHooks(l.h)}, opts...)...)
+	p, err := client.NewProducer(append([]client.Option{client.Brokers(c.Addrs()...), client.WithHooks(client.Hooks{BatchSent: l.h.BatchSent, EpochBumped: l.h.EpochBumped, TailRead: l.h.TailRead, DataLossDetected: l.h.DataLossDetected})}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
