@@ -61,9 +61,19 @@ func (w *world) clone() *world {
 }
 
 // explore visits every reachable state of a small configuration: at each
-// step any partition with a request in flight may be answered, with any fault
-// while the fault budget lasts. States already seen are not expanded again.
-func explore(t *testing.T, perTP []int, faults int, epochPerPID bool, budget int) int {
+// step any partition with a request in flight may be answered, with any
+// fault (the base set, fOK to fRestart, plus extra) while the fault budget
+// lasts; a request the broker read before its connection dropped (fLate) is
+// processed at the next step. States already seen are not expanded again.
+func explore(t *testing.T, perTP []int, faults int, epochPerPID bool, budget int, extra ...fault) int {
+	n, _ := exploreCounting(t, perTP, faults, epochPerPID, budget, extra...)
+	return n
+}
+
+// exploreCounting is explore, also counting (with extra faults) the visited
+// states whose history holds a compaction, a late request processed and a
+// tail read.
+func exploreCounting(t *testing.T, perTP []int, faults int, epochPerPID bool, budget int, extra ...fault) (int, map[string]int) {
 	t.Helper()
 	type node struct {
 		w      *world
@@ -74,6 +84,7 @@ func explore(t *testing.T, perTP []int, faults int, epochPerPID bool, budget int
 	seen := map[string]bool{}
 	stack := []node{{root, faults}}
 	states := 0
+	marks := map[string]int{}
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -86,20 +97,39 @@ func explore(t *testing.T, perTP []int, faults int, epochPerPID bool, budget int
 		if states > budget {
 			t.Fatalf("state budget %d exceeded", budget)
 		}
+		if len(extra) > 0 {
+			for _, k := range []string{"compacted", "late p", "read tail"} {
+				if slices.ContainsFunc(n.w.trace, func(l string) bool { return strings.Contains(l, k) }) {
+					marks[k]++
+				}
+			}
+		}
 		// Liveness: from every reachable state, once faults stop, every batch
 		// is delivered within a bounded number of answers.
 		n.w.settleWithoutFaults(200)
 		busy := n.w.busy()
+		if len(busy) == 0 && len(n.w.late) > 0 {
+			c := n.w.clone()
+			c.processLate()
+			c.pump()
+			stack = append(stack, node{c, n.faults})
+			continue
+		}
 		if len(busy) == 0 {
 			n.w.quiesce(true)
 			continue
 		}
+		var all []fault
+		for f := fOK; f < numFaults; f++ {
+			all = append(all, f)
+		}
+		all = append(all, extra...)
 		for _, i := range busy {
-			for f := fOK; f < numFaults; f++ {
+			for _, f := range all {
 				left := n.faults
 				if f != fOK {
 					if left == 0 {
-						break
+						break // fOK comes first
 					}
 					left--
 				}
@@ -109,7 +139,7 @@ func explore(t *testing.T, perTP []int, faults int, epochPerPID bool, budget int
 			}
 		}
 	}
-	return states
+	return states, marks
 }
 
 func TestExploreExhaustive(t *testing.T) {
@@ -138,12 +168,49 @@ func TestExploreExhaustive(t *testing.T) {
 	}
 }
 
+// TestExploreLateAndCompaction adds to the exhaustive search a request the
+// broker processes after its connection dropped (at the next step, after
+// the producer may have resent or renumbered it) and the cleaner removing
+// a committed batch — possibly the producer's anchor — without moving the
+// log start. Smaller configurations than TestExploreExhaustive: each extra
+// fault multiplies the branching (4,400 states, about 8 s under -race on
+// the shared machine).
+func TestExploreLateAndCompaction(t *testing.T) {
+	cases := []struct {
+		perTP  []int
+		faults int
+	}{
+		{[]int{3, 2}, 2},
+		{[]int{4}, 3},
+		{[]int{5, 1}, 2},
+	}
+	if testing.Short() {
+		cases = cases[:1]
+	}
+	for _, c := range cases {
+		name := fmt.Sprintf("batches=%v/faults=%d", c.perTP, c.faults)
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			n, marks := exploreCounting(t, c.perTP, c.faults, false, 2_000_000, fLate, fCompact)
+			t.Logf("%d states in %v; states after a compaction, a late request, a read: %v", n, time.Since(start), marks)
+			if marks["compacted"] == 0 || marks["late p"] == 0 {
+				t.Fatalf("the search never compacted or processed a request late: %v", marks)
+			}
+		})
+	}
+}
+
 // settleWithoutFaults answers, on a copy, every request without a fault
 // until nothing is in flight, and checks that everything was delivered.
 func (w *world) settleWithoutFaults(maxSteps int) {
 	c := w.clone()
 	for i := 0; ; i++ {
 		busy := c.busy()
+		if len(busy) == 0 && len(c.late) > 0 {
+			c.processLate()
+			c.pump()
+			continue
+		}
 		if len(busy) == 0 {
 			c.quiesce(true)
 			return

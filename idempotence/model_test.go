@@ -135,6 +135,27 @@ func (m *modelBroker) truncate(tp TopicPartition) (BatchID, bool) {
 	return last.id, true
 }
 
+// compact models Kafka's log cleaner on a compacted topic whose newer
+// records supersede the older ones: it removes the oldest committed batch
+// that is not its producer's last in the log (the cleaner keeps that one,
+// emptied, for the producer state), leaving the log start, the log end and
+// the producer state as they were.
+func (m *modelBroker) compact(tp TopicPartition) (BatchID, bool) {
+	p := m.part(tp)
+	last := map[int64]int{}
+	for i, b := range p.log {
+		last[b.pid] = i
+	}
+	for i, b := range p.log {
+		if b.base+int64(b.n) > p.hw || last[b.pid] == i {
+			continue
+		}
+		p.log = append(p.log[:i:i], p.log[i+1:]...)
+		return b.id, true
+	}
+	return 0, false
+}
+
 // commit models the followers catching up: everything appended is
 // committed.
 func (m *modelBroker) commit(tp TopicPartition) {

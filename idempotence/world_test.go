@@ -30,10 +30,11 @@ const (
 	fTooLarge   // MESSAGE_TOO_LARGE, not processed (random walk only)
 	fMove       // a clean leader move announced by metadata, then answers (random walk only)
 	fLeaderless // metadata shows no leader, then a new one, then the old leader answers (random walk only)
-	fLate       // the connection drops once the broker read the request; the broker processes it at the next step, after the client may have resent it (random walk only)
+	fLate       // the connection drops once the broker read the request; the broker processes it at the next step, after the client may have resent it
+	fCompact    // the cleaner removes the oldest committed batch that is not its producer's last (log start unchanged), then the broker answers
 )
 
-var faultNames = [...]string{"ok", "not-appended", "unknown-processed", "unknown-dropped", "head-ooo", "unknown-pid", "stale-epoch", "timed-out", "restart", "", "truncate", "fatal", "too-large", "leader-move", "leaderless", "late"}
+var faultNames = [...]string{"ok", "not-appended", "unknown-processed", "unknown-dropped", "head-ooo", "unknown-pid", "stale-epoch", "timed-out", "restart", "", "truncate", "fatal", "too-large", "leader-move", "leaderless", "late", "compact"}
 
 func (f fault) String() string { return faultNames[f] }
 
@@ -61,6 +62,7 @@ type wbatch struct {
 	failed    error
 	mayRenum  bool // an error answer on its partition came after its numbering
 	truncated bool // removed from the log by an unclean leader election
+	compacted bool // removed from the log by the cleaner
 }
 
 type epochKey struct {
@@ -186,8 +188,14 @@ func (w *world) step(i int, f fault) {
 			w.logf("truncated %d", id)
 		}
 	}
+	if f == fCompact {
+		if id, ok := w.m.compact(tp); ok {
+			w.wb[id].compacted = true
+			w.logf("compacted %d", id)
+		}
+	}
 	switch f {
-	case fOK, fUnknownProcessed, fTimedOut, fRestart, fTruncate, fMove, fLeaderless:
+	case fOK, fUnknownProcessed, fTimedOut, fRestart, fTruncate, fMove, fLeaderless, fCompact:
 		code, base := w.m.produce(tp, r.send, b.records)
 		resp = Response{Code: code, BaseOffset: base, LogStartOffset: 0}
 		if code == CodeNone {
@@ -303,8 +311,8 @@ func (w *world) event(e Event) {
 		b.delivered++
 		b.offset = e.BaseOffset
 		n, off := w.m.count(e.TP, e.ID)
-		if n == 0 && b.truncated {
-			break // acknowledged, then lost with the truncation
+		if n == 0 && (b.truncated || b.compacted) {
+			break // acknowledged, then lost with the truncation or cleaned
 		}
 		if n != 1 {
 			w.fail("batch %d delivered but %d times in the log", e.ID, n)
@@ -472,7 +480,7 @@ func (w *world) quiesce(allDelivered bool) {
 			}
 		}
 		if b.delivered > 0 {
-			if n, _ := w.m.count(b.tp, id); n != 1 && !(n == 0 && b.truncated) {
+			if n, _ := w.m.count(b.tp, id); n != 1 && !(n == 0 && (b.truncated || b.compacted)) {
 				w.fail("delivered batch %d is %d times in the log", id, n)
 			}
 		}
@@ -554,7 +562,10 @@ func (w *world) key() string {
 	}
 	for _, id := range w.ids {
 		b := w.wb[id]
-		fmt.Fprintf(&sb, "%d%v%v%d%v", b.delivered, b.failed != nil, b.numbered, b.num.epoch, b.mayRenum)
+		fmt.Fprintf(&sb, "%d%v%v%d%v%v", b.delivered, b.failed != nil, b.numbered, b.num.epoch, b.mayRenum, b.compacted)
+	}
+	for _, l := range w.late {
+		fmt.Fprintf(&sb, "Z%d/%d/%d/%d", l.tp.Partition, l.send.ID, l.send.Epoch, l.send.BaseSequence)
 	}
 	fmt.Fprintf(&sb, "%v%d", w.m.pidEpoch, w.nextPID)
 	return sb.String()
