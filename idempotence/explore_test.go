@@ -291,6 +291,8 @@ func TestRandomWalk(t *testing.T) {
 					f = fLeaderless
 				case x == 5:
 					f = fLate
+				case x == 6:
+					f = fCompact
 				}
 				faults--
 			}
@@ -300,7 +302,7 @@ func TestRandomWalk(t *testing.T) {
 			t.Fatalf("seed %d: walk did not finish", seed)
 		}
 		for _, line := range w.trace {
-			for _, k := range []string{"read tail", "bumped", "new producer id", "failed", "delivered", "send", "deadline", "unknown-processed", "restart", "code 45", "code 47", "truncated", "data loss", "split", "fatal", "leader-move", "late p"} {
+			for _, k := range []string{"read tail", "bumped", "new producer id", "failed", "delivered", "send", "deadline", "unknown-processed", "restart", "code 45", "code 47", "truncated", "data loss", "split", "fatal", "leader-move", "late p", "compacted"} {
 				if strings.Contains(line, k) {
 					stats[k]++
 				}
