@@ -62,6 +62,13 @@ type ChaosConfig struct {
 	// MoveBrokers adds episodes where a partition's leader stops cleanly
 	// and comes back on a new address (a replaced host, a rescheduled pod).
 	MoveBrokers bool
+	// Vanish makes half the MoveBrokers episodes a leader that vanishes
+	// from the network instead (VanishLeader: its connections open and
+	// silent, requests on them never answered) before it comes back on a
+	// new address. A producer learns of it only from metadata or its
+	// connection's timeout: give it a short MetadataMaxAge or a delivery
+	// timeout above RequestTimeout + 5 s.
+	Vanish bool
 }
 
 func (cfg ChaosConfig) withDefaults() ChaosConfig {
@@ -224,7 +231,11 @@ func Random(seed int64, cfg ChaosConfig) Schedule {
 		case epCompact:
 			step(rng.Float64(), Compact, nil)
 		case epMoveAddr:
-			step(0, StopLeader, func(s *Step) { s.Clean = true })
+			if cfg.Vanish && rng.IntN(2) == 0 {
+				step(0, VanishLeader, nil)
+			} else {
+				step(0, StopLeader, func(s *Step) { s.Clean = true })
+			}
 			step(0.4, StartBrokerElsewhere, nil)
 			step(0.4, AwaitInSync, func(s *Step) { s.Duration = slot / 2 })
 			step(0.4, RestoreLeaders, nil)

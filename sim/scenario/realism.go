@@ -23,8 +23,12 @@ const (
 	Compact
 	// StartBrokerElsewhere restarts Broker (Any: the broker this player
 	// stopped last) on a new address: same node id, new port, the old
-	// address refusing connections.
+	// address refusing connections (or, after VanishLeader, silent).
 	StartBrokerElsewhere
+	// VanishLeader makes the broker leading Topic/Partition vanish from
+	// the network (sim.VanishBroker): a crash whose connections stay open
+	// and are never answered.
+	VanishLeader
 )
 
 func init() {
@@ -32,10 +36,11 @@ func init() {
 	kindNames[DelayProcessing] = "delay-processing"
 	kindNames[Compact] = "compact"
 	kindNames[StartBrokerElsewhere] = "start-broker-elsewhere"
+	kindNames[VanishLeader] = "vanish-leader"
 }
 
 // isRealism reports whether k is one of the kinds above.
-func isRealism(k Kind) bool { return k >= ProcessAfterDisconnect && k <= StartBrokerElsewhere }
+func isRealism(k Kind) bool { return k >= ProcessAfterDisconnect && k <= VanishLeader }
 
 // whatRealism describes a step of one of the kinds above.
 func whatRealism(s Step) string {
@@ -45,7 +50,7 @@ func whatRealism(s Step) string {
 		return fmt.Sprintf("%s %s x%d, processed %v later", k, s.tp(), s.N, s.Duration)
 	case DelayProcessing:
 		return fmt.Sprintf("%s %s x%d by %v", k, s.tp(), s.N, s.Duration)
-	case Compact:
+	case Compact, VanishLeader:
 		return fmt.Sprintf("%s %s", k, s.tp())
 	}
 	return fmt.Sprintf("%s %s", k, s.broker())
@@ -75,6 +80,18 @@ func (p *Player) applyRealism(_ context.Context, st Step) (a Applied, ok bool) {
 			return fail(err)
 		}
 		a.Did = fmt.Sprintf("compacted %s, records removed at %v", st.tp(), removed)
+	case VanishLeader:
+		id, _ := c.Leader(st.Topic, st.Partition)
+		if id < 0 {
+			return fail(fmt.Errorf("%w: %s has no leader", ErrNoTarget, st.tp()))
+		}
+		if err := c.VanishBroker(id); err != nil {
+			return fail(err)
+		}
+		a.Did = fmt.Sprintf("broker %d (leader of %s) vanished", id, st.tp())
+		p.mu.Lock()
+		p.stopped = append(p.stopped, id)
+		p.mu.Unlock()
 	case StartBrokerElsewhere:
 		id := st.Broker
 		p.mu.Lock()

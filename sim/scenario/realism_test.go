@@ -82,7 +82,41 @@ func TestApplyRealism(t *testing.T) {
 	if a.Skipped != nil || !c.BrokerUp(leader) || c.Addrs()[leader] == old {
 		t.Fatalf("%+v: up %v, address %s (was %s)", a, c.BrokerUp(leader), c.Addrs()[leader], old)
 	}
+	leader, _ = c.Leader("t", 0)
+	old = c.Addrs()[leader]
+	if a, _ := p.applyRealism(ctx, Step{Kind: VanishLeader, Topic: "t", Partition: 0}); a.Skipped != nil || c.BrokerUp(leader) {
+		t.Fatalf("vanish: %+v, up %v", a, c.BrokerUp(leader))
+	}
+	a, _ = p.applyRealism(ctx, Step{Kind: StartBrokerElsewhere, Broker: Any})
+	if a.Skipped != nil || !c.BrokerUp(leader) || c.Addrs()[leader] == old {
+		t.Fatalf("%+v: up %v, address %s (was %s)", a, c.BrokerUp(leader), c.Addrs()[leader], old)
+	}
 	if err := p.Heal(ctx, 5*time.Second); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRandomVanish: with Vanish, address moves start with a vanished leader
+// about half the time; without it, never.
+func TestRandomVanish(t *testing.T) {
+	count := func(vanish bool) (vanished, stopped int) {
+		for seed := range int64(50) {
+			s := Random(seed, ChaosConfig{Topic: "t", Partitions: 3, Brokers: 3, Faults: 6, MoveBrokers: true, Vanish: vanish})
+			for _, st := range s.Steps {
+				switch st.Kind {
+				case VanishLeader:
+					vanished++
+				case StopLeader:
+					stopped++
+				}
+			}
+		}
+		return vanished, stopped
+	}
+	if v, s := count(true); v == 0 || s == 0 {
+		t.Fatalf("with Vanish: %d vanished, %d stopped; want both", v, s)
+	}
+	if v, _ := count(false); v != 0 {
+		t.Fatalf("without Vanish: %d vanished", v)
 	}
 }
