@@ -59,4 +59,26 @@
 // the network work and post back. Hooks and logging run without a lock.
 // ProduceSync's outcomes skip the callback queue, so ProduceSync works
 // inside a callback; Flush and Close there fail with ErrInCallback.
+//
+// At slog level LevelTrace the loop logs every input it steps into the
+// machine ("in", with its time) and every Ready ("out": sends and events):
+// a transcript of the execution.
+//
+// # Deterministic simulation
+//
+// The same producer runs unchanged inside a testing/synctest bubble, on the
+// bubble's virtual clock, against sim's brokers on an in-memory network
+// (sim/memnet: latencies drawn from a seed, the write's time and bytes):
+//
+//	n := memnet.New(seed)
+//	c, _ := sim.NewCluster(sim.Network(n))
+//	p, _ := client.NewProducer(client.Brokers(c.Addrs()...), client.Dialer(n.Dial), client.SyncTest())
+//
+// SyncTest makes the loop let the bubble finish each instant before it
+// takes its inputs, apply the inputs of one instant in a canonical order,
+// and stagger its background goroutines so that none share a connection
+// at one instant: one seed, one execution, the same transcript on every
+// run. The conformance scenarios and the chaos schedules run this way by
+// default (client/conformance: -conformance.wall and TestChaosSockets keep
+// runs over sockets and the wall clock).
 package client
