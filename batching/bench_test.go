@@ -163,3 +163,44 @@ func BenchmarkParallelGzip1KB(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLingerBacklog guards LingerHold: the caller outruns one gzip
+// worker (1 KB records over 6 partitions, Linger 1ms), so batches whose
+// linger ends while closed batches wait for the worker stay open and fill.
+// One op is one record; records/batch falls (and B/op and the worker's
+// CPU per record rise) if linger closes batches behind a backlog again.
+func BenchmarkLingerBacklog(b *testing.B) {
+	events := fixture.Events(fixture.Seed, 4096, fixture.Large)
+	recs := make([]Record, len(events))
+	for i, e := range events {
+		recs[i] = Record{Key: e.Key, Value: e.Value, Timestamp: e.Timestamp}
+	}
+	var a *Accumulator
+	var batches atomic.Int64
+	a, err := NewAccumulator(Config{Codec: compress.Gzip, Linger: time.Millisecond, Workers: 1}, func(bt *Batch) {
+		batches.Add(1)
+		a.Release(bt)
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.Close()
+	ctx := context.Background()
+	const partitions = 6
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for i := range b.N {
+		tp := TopicPartition{"bench", int32(i % partitions)}
+		if err := a.Append(ctx, tp, &recs[i%len(recs)], nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	a.Flush()
+	if err := a.Drain(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/float64(max(batches.Load(), 1)), "records/batch")
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/rec")
+}

@@ -35,9 +35,10 @@ type Config struct {
 	// BatchRecords, when positive, also closes a batch once it holds this
 	// many records (librdkafka's batch.num.messages). Zero: no limit.
 	BatchRecords int
-	// Linger closes a batch this long after its first record was appended.
-	// Zero selects 5ms; a negative value disables the timer (batches then
-	// close only on size or Flush).
+	// Linger closes a batch this long after its first record was appended
+	// (up to LingerHold later while every worker is busy and closed batches
+	// wait for one). Zero selects 5ms; a negative value disables the timer
+	// (batches then close only on size or Flush).
 	Linger time.Duration
 	// MaxRecordBytes refuses, with a *RecordTooLargeError, a record whose
 	// batch-of-one would be larger than this. Default 1 MiB.

@@ -2,6 +2,16 @@ package batching
 
 import "time"
 
+// LingerHold is how long past its linger an open batch may stay open while
+// the compression workers have a backlog (closed batches no worker has
+// taken yet). Closing it then would only queue it behind them; kept open it
+// takes the records that arrive meanwhile. The backlog clearing, the batch
+// filling, Flush and Close still close it at once.
+const LingerHold = 100 * time.Millisecond
+
+// lingerRecheck is the shortest wait before a held batch is looked at again.
+const lingerRecheck = time.Millisecond
+
 // lingerEntry is the deadline of one open batch. All batches linger the
 // same time, so the queue is ordered by deadline.
 type lingerEntry struct {
@@ -48,11 +58,25 @@ func (a *Accumulator) expireLocked(now time.Time) time.Time {
 		if e.deadline.After(now) {
 			return e.deadline
 		}
+		if now.Before(e.deadline.Add(LingerHold)) && a.work.backlog() > 0 {
+			// Every worker is busy and batches wait for one: closed now,
+			// this batch would only join the queue. It stays open (and
+			// fills, so fewer and fuller batches go out under load) and is
+			// looked at again after another Linger (or when the hold ends).
+			return minTime(now.Add(max(a.cfg.Linger, lingerRecheck)), e.deadline.Add(LingerHold))
+		}
 		q.items[q.head] = lingerEntry{}
 		q.head++
 		a.closeLocked(e.p)
 	}
 	return time.Time{}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 func (a *Accumulator) lingerLoop() {

@@ -33,6 +33,13 @@ func (q *workQueue) push(b *Batch) {
 	q.cond.Signal()
 }
 
+// backlog is the number of batches waiting for a worker.
+func (q *workQueue) backlog() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.items) - q.head
+}
+
 // pop waits for a batch; nil means the queue is closed and empty.
 func (q *workQueue) pop() *Batch {
 	q.mu.Lock()
