@@ -20,6 +20,42 @@ func selfCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// pause stops the broker child (SIGSTOP): a broker that stalls, holding
+// its connections open and answering nothing, until resume.
+func (bp *brokerProc) pause() error { return bp.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// resume lets a paused broker child run again (SIGCONT).
+func (bp *brokerProc) resume() error { return bp.cmd.Process.Signal(syscall.SIGCONT) }
+
+// peakRSS resets this process's peak RSS (VmHWM) to its current RSS when
+// reset, and returns VmHWM and VmRSS in bytes (Linux; -1 elsewhere).
+func peakRSS(reset bool) (hwm, rss int64) {
+	if reset {
+		_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+	}
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return -1, -1
+	}
+	hwm, rss = -1, -1
+	for _, l := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(l, ":")
+		if !ok || (k != "VmHWM" && k != "VmRSS") {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		if err != nil {
+			continue
+		}
+		if k == "VmHWM" {
+			hwm = n << 10
+		} else {
+			rss = n << 10
+		}
+	}
+	return hwm, rss
+}
+
 // clockTick is USER_HZ, the unit of /proc/<pid>/stat's CPU times on Linux
 // (100 on every architecture Go supports).
 const clockTick = 10 * time.Millisecond

@@ -104,6 +104,7 @@ const brokerStopTimeout = 10 * time.Second
 // exit error, if any.
 func (bp *brokerProc) stop() error {
 	bp.once.Do(func() {
+		_ = bp.resume() // a paused child could not exit
 		_ = bp.stdin.Close()
 		select {
 		case <-bp.done:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/IBM/sarama"
@@ -45,13 +46,15 @@ var peerClients = []peerClient{
 
 // outcomes counts records awaiting their outcome and keeps the first error.
 type outcomes struct {
-	wg    sync.WaitGroup
-	mu    sync.Mutex
-	first error
-	ack   ackFunc
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	first    error
+	ack      ackFunc
+	resolved atomic.Int64 // outcomes seen so far
 }
 
 func (o *outcomes) done(partition int32, offset int64, err error) {
+	o.resolved.Add(1)
 	if err != nil {
 		o.mu.Lock()
 		if o.first == nil {
@@ -93,8 +96,15 @@ type rollsafeProducer struct {
 }
 
 func openRollsafe(_ context.Context, addrs []string, codec compress.Codec, ack ackFunc) (peerProducer, error) {
-	p, err := client.NewProducer(client.Brokers(addrs...), client.ClientID("bench-rollsafe"),
-		client.Acks(client.AcksAll), client.Compression(codec, compress.DefaultLevel))
+	return newRollsafe(addrs, codec, ack)
+}
+
+// newRollsafe opens the benchmark's rollsafe producer; extra options come
+// after the common ones.
+func newRollsafe(addrs []string, codec compress.Codec, ack ackFunc, extra ...client.Option) (*rollsafeProducer, error) {
+	opts := append([]client.Option{client.Brokers(addrs...), client.ClientID("bench-rollsafe"),
+		client.Acks(client.AcksAll), client.Compression(codec, compress.DefaultLevel)}, extra...)
+	p, err := client.NewProducer(opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -150,13 +160,20 @@ func kgoCodec(c compress.Codec) (kgo.CompressionCodec, error) {
 }
 
 func openKgo(_ context.Context, addrs []string, codec compress.Codec, ack ackFunc) (peerProducer, error) {
+	return newKgo(addrs, codec, ack)
+}
+
+// newKgo opens the benchmark's kgo client; extra options come after the
+// common ones (and override them).
+func newKgo(addrs []string, codec compress.Codec, ack ackFunc, extra ...kgo.Opt) (*kgoProducer, error) {
 	kc, err := kgoCodec(codec)
 	if err != nil {
 		return nil, err
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.ClientID("bench-kgo"),
+	opts := append([]kgo.Opt{kgo.SeedBrokers(addrs...), kgo.ClientID("bench-kgo"),
 		kgo.DefaultProduceTopic(peersTopic), kgo.RequiredAcks(kgo.AllISRAcks()),
-		kgo.ProducerBatchCompression(kc), kgo.MaxBufferedRecords(1<<20))
+		kgo.ProducerBatchCompression(kc), kgo.MaxBufferedRecords(1 << 20)}, extra...)
+	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return nil, err
 	}
