@@ -36,8 +36,8 @@ type Config struct {
 	// many records (librdkafka's batch.num.messages). Zero: no limit.
 	BatchRecords int
 	// Linger closes a batch this long after its first record was appended
-	// (up to LingerHold later while every worker is busy and closed batches
-	// wait for one). Zero selects 5ms; a negative value disables the timer
+	// (up to LingerHold later while a caller waits for buffer room and
+	// closed batches wait for a worker). Zero selects 5ms; a negative value disables the timer
 	// (batches then close only on size or Flush).
 	Linger time.Duration
 	// MaxRecordBytes refuses, with a *RecordTooLargeError, a record whose

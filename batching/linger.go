@@ -3,10 +3,12 @@ package batching
 import "time"
 
 // LingerHold is how long past its linger an open batch may stay open while
-// the compression workers have a backlog (closed batches no worker has
-// taken yet). Closing it then would only queue it behind them; kept open it
-// takes the records that arrive meanwhile. The backlog clearing, the batch
-// filling, Flush and Close still close it at once.
+// the producer is saturated: a caller waits for buffer room and the
+// compression workers have a backlog (closed batches no worker has taken
+// yet). Closing it then would only queue it behind them; kept open it takes
+// the records that arrive meanwhile. Below saturation linger is never
+// extended (the hold would add latency there); the batch filling, Flush and
+// Close still close it at once.
 const LingerHold = 100 * time.Millisecond
 
 // lingerRecheck is the shortest wait before a held batch is looked at again.
@@ -58,10 +60,11 @@ func (a *Accumulator) expireLocked(now time.Time) time.Time {
 		if e.deadline.After(now) {
 			return e.deadline
 		}
-		if now.Before(e.deadline.Add(LingerHold)) && a.work.backlog() > 0 {
-			// Every worker is busy and batches wait for one: closed now,
-			// this batch would only join the queue. It stays open (and
-			// fills, so fewer and fuller batches go out under load) and is
+		if a.waiters > 0 && now.Before(e.deadline.Add(LingerHold)) && a.work.backlog() > 0 {
+			// The buffer is full (a caller waits for room) and closed
+			// batches wait for a worker: closed now, this batch would only
+			// join that queue. It stays open (and fills, so fewer and
+			// fuller batches go out when the producer is saturated) and is
 			// looked at again after another Linger (or when the hold ends).
 			return minTime(now.Add(max(a.cfg.Linger, lingerRecheck)), e.deadline.Add(LingerHold))
 		}

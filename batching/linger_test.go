@@ -1,14 +1,14 @@
 package batching
 
 import (
+	"context"
+	"sync"
 	"testing"
 	"time"
 )
 
-// isOpen reports whether tp has an open batch.
-func isOpen(a *Accumulator, tp TopicPartition) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+// isOpenLocked reports whether tp has an open batch (a.mu held).
+func isOpenLocked(a *Accumulator, tp TopicPartition) bool {
 	p := a.parts[tp]
 	return p != nil && p.open != nil
 }
@@ -25,20 +25,13 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// TestLingerHoldWhileBacklog: while the only worker is busy and a closed
-// batch waits for it, a batch whose linger ended stays open and takes later
-// records, for at most LingerHold; without a backlog linger closes it.
-func TestLingerHoldWhileBacklog(t *testing.T) {
+// TestLingerHold drives expireLocked with chosen clocks: a batch whose
+// linger ended closes at once unless the producer is saturated (a caller
+// waits for room and closed batches wait for a worker); then it stays open
+// until LingerHold past its linger.
+func TestLingerHold(t *testing.T) {
 	checkNoLeak(t)
 	gate := make(chan struct{})
-	col := newCollector()
-	const linger = 2 * time.Millisecond
-	a := newAcc(t, Config{Linger: linger, Workers: 1, BatchRecords: 1}, func(b *Batch) {
-		if b.TP.Partition == 0 {
-			<-gate // the worker stays busy with partition 0's first batch
-		}
-		col.ready(b)
-	})
 	released := false
 	release := func() {
 		if !released {
@@ -46,48 +39,91 @@ func TestLingerHoldWhileBacklog(t *testing.T) {
 			close(gate)
 		}
 	}
+	var mu sync.Mutex
+	var part1 []int // records per delivered batch of partition 1
+	const linger = time.Hour // the timer never fires: the test is the clock
+	var a *Accumulator
+	a = newAcc(t, Config{Linger: linger, Workers: 1, BatchRecords: 1, MaxBufferedRecords: 5}, func(b *Batch) {
+		if b.TP.Partition == 0 {
+			<-gate // the only worker stays busy with partition 0's first batch
+		}
+		if b.TP.Partition == 1 {
+			mu.Lock()
+			part1 = append(part1, b.Records)
+			mu.Unlock()
+		}
+		a.Release(b)
+	})
 	t.Cleanup(release) // before a.Close (cleanups run last first)
-	busy, other := TopicPartition{"t", 0}, TopicPartition{"t", 1}
 	rec := func(v string) *Record { return &Record{Value: []byte(v), Timestamp: time.UnixMilli(1)} }
-
-	// Two one-record batches of partition 0: the worker takes the first
-	// and blocks in ready, the second is the backlog.
-	for _, v := range []string{"a", "b"} {
-		if err := a.TryAppend(busy, rec(v), nil); err != nil {
+	appendTo := func(p int32, v string) {
+		t.Helper()
+		if err := a.TryAppend(TopicPartition{"t", p}, rec(v), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, "a backlog of one batch", func() bool { return a.work.backlog() == 1 })
+	headDeadline := func() time.Time { // a.mu held
+		q := &a.linger
+		for i := q.head; i < len(q.items); i++ {
+			if e := q.items[i]; e.p.open != nil && e.p.open.id == e.id {
+				return e.deadline
+			}
+		}
+		t.Fatal("no open batch in the linger queue")
+		return time.Time{}
+	}
 
+	// Three one-record batches of partition 0: the worker takes the first
+	// and blocks, two wait for it.
+	for _, v := range []string{"a", "b", "c"} {
+		appendTo(0, v)
+	}
+	waitFor(t, "a backlog of two batches", func() bool { return a.work.backlog() == 2 })
 	a.mu.Lock()
-	a.cfg.BatchRecords = 0 // partition 1's batch closes on linger only
+	a.cfg.BatchRecords = 0 // from here batches close on linger only
 	a.mu.Unlock()
-	start := time.Now()
-	if err := a.TryAppend(other, rec("x"), nil); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(10 * linger)
-	if held := time.Since(start); held < LingerHold && !isOpen(a, other) {
-		t.Fatalf("batch closed %v after its first record (linger %v) while the workers had a backlog", held, linger)
-	}
-	if err := a.TryAppend(other, rec("y"), nil); err != nil {
-		t.Fatal(err)
-	}
-	// The hold is bounded: the batch closes although the backlog stays.
-	waitFor(t, "the held batch closes after LingerHold", func() bool { return !isOpen(a, other) })
-	if held := time.Since(start); held < LingerHold {
-		t.Fatalf("held batch closed after %v, before LingerHold %v", held, LingerHold)
-	}
-	release()
-	drain(t, a)
-	got := col.batches(other)
-	if len(got) != 1 || got[0].Records != 2 {
-		t.Fatalf("partition 1: %d batches, want one of 2 records", len(got))
-	}
 
-	// No backlog: linger closes the batch on time.
-	if err := a.TryAppend(other, rec("z"), nil); err != nil {
+	// A backlog but nobody waiting for room: linger closes on time.
+	appendTo(2, "w")
+	a.mu.Lock()
+	a.expireLocked(headDeadline().Add(time.Millisecond))
+	if isOpenLocked(a, TopicPartition{"t", 2}) {
+		t.Error("linger did not close a batch although no caller waited for room")
+	}
+	a.mu.Unlock()
+
+	// Saturated: 5 records buffered, a caller waits for room.
+	appendTo(1, "x")
+	waiting := make(chan error, 1)
+	go func() { waiting <- a.Append(context.Background(), TopicPartition{"t", 1}, rec("z"), nil) }()
+	waitFor(t, "a caller waiting for room", func() bool {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return a.waiters == 1
+	})
+	a.mu.Lock()
+	d := headDeadline()
+	next := a.expireLocked(d.Add(time.Millisecond))
+	if !isOpenLocked(a, TopicPartition{"t", 1}) {
+		t.Error("linger closed a batch while the producer was saturated")
+	}
+	if want := d.Add(LingerHold); !next.Equal(want) {
+		t.Errorf("held batch looked at again at %v, want the end of the hold %v", next.Sub(d), want.Sub(d))
+	}
+	a.expireLocked(d.Add(LingerHold))
+	if isOpenLocked(a, TopicPartition{"t", 1}) {
+		t.Error("batch still open at the end of LingerHold")
+	}
+	a.mu.Unlock()
+
+	release()
+	if err := <-waiting; err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "linger closes the batch without a backlog", func() bool { return !isOpen(a, other) })
+	drain(t, a)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(part1) != 2 || part1[0] != 1 || part1[1] != 1 {
+		t.Fatalf("partition 1: batches of %v records, want [x] then [z]", part1)
+	}
 }
