@@ -40,7 +40,7 @@ func TestLingerHold(t *testing.T) {
 		}
 	}
 	var mu sync.Mutex
-	var part1 []int // records per delivered batch of partition 1
+	var part1 []int          // records per delivered batch of partition 1
 	const linger = time.Hour // the timer never fires: the test is the clock
 	var a *Accumulator
 	a = newAcc(t, Config{Linger: linger, Workers: 1, BatchRecords: 1, MaxBufferedRecords: 5}, func(b *Batch) {
