@@ -55,6 +55,7 @@ type config struct {
 	stopOnDataLoss   bool
 	tls              *tls.Config
 	auth             func(ctx context.Context, c *protocol.Conn) error // SASL, run on every new connection
+	authProblem      string                                            // a SASL option's invalid argument
 	tailFetchBytes   int32
 	workers          int
 	dial             func(ctx context.Context, network, addr string) (net.Conn, error)
@@ -201,6 +202,10 @@ func (c *config) validate() error {
 	}
 	if c.nilOptions > 0 {
 		bad("options", "%d nil Option(s) given", c.nilOptions)
+	}
+	if c.authProblem != "" {
+		field, msg, _ := strings.Cut(c.authProblem, ": ")
+		bad(field, "%s", msg)
 	}
 	if len(c.brokers) == 0 {
 		bad("Brokers", "no brokers given")

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rollsafe/rollsafe/sim"
 )
 
 // Cluster is a running KRaft cluster of child JVMs. Node ids are
@@ -22,6 +24,7 @@ type Cluster struct {
 	ownDir    bool
 	nodes     []*node
 	lock      *machineLock
+	ca        *sim.TestCA // the TLS listeners' CA; nil without one
 
 	mu     sync.Mutex
 	closed bool
@@ -34,6 +37,9 @@ type Cluster struct {
 // LockPath).
 func Launch(ctx context.Context, cfg Config) (c *Cluster, err error) {
 	cfg = cfg.withDefaults()
+	if err := validateSecurity(cfg); err != nil {
+		return nil, err
+	}
 	if cfg.Runtime.Java == "" {
 		if cfg.Runtime, err = FindRuntime(); err != nil {
 			return nil, err
@@ -59,22 +65,40 @@ func Launch(ctx context.Context, cfg Config) (c *Cluster, err error) {
 	_, _ = rand.Read(id[:])
 	c.clusterID = base64.RawURLEncoding.EncodeToString(id[:])
 
-	ports, err := freePorts(3 * cfg.Brokers)
+	var keystore string
+	if usesTLS(cfg.Listeners) {
+		if c.ca, err = sim.NewTestCA(); err != nil {
+			return c, fmt.Errorf("kafkatest: %w", err)
+		}
+		if keystore, err = writeKeystore(c.cfg.Dir, c.ca); err != nil {
+			return c, err
+		}
+	}
+	per := 3 + len(cfg.Listeners)
+	ports, err := freePorts(per * cfg.Brokers)
 	if err != nil {
 		return c, err
 	}
 	var voters []string
 	for i := range cfg.Brokers {
+		np := ports[per*i:]
 		nd := &node{id: int32(i), dir: filepath.Join(c.cfg.Dir, fmt.Sprintf("node-%d", i)),
-			internalPort: ports[3*i], externalPort: ports[3*i+1], controllerPort: ports[3*i+2]}
+			internalPort: np[0], externalPort: np[1], controllerPort: np[2]}
+		c.nodes = append(c.nodes, nd)
 		if nd.proxy, err = newProxy(fmt.Sprintf("127.0.0.1:%d", nd.externalPort)); err != nil {
 			return c, err
 		}
-		c.nodes = append(c.nodes, nd)
+		for j := range cfg.Listeners {
+			x := extraListener{port: np[3+j]}
+			if x.proxy, err = newProxy(fmt.Sprintf("127.0.0.1:%d", x.port)); err != nil {
+				return c, err
+			}
+			nd.extra = append(nd.extra, x)
+		}
 		voters = append(voters, fmt.Sprintf("%d@127.0.0.1:%d", i, nd.controllerPort))
 	}
 	for _, nd := range c.nodes {
-		if err := nd.writeConfig(c.cfg, strings.Join(voters, ",")); err != nil {
+		if err := nd.writeConfig(c.cfg, strings.Join(voters, ","), keystore); err != nil {
 			return c, err
 		}
 	}
@@ -225,6 +249,11 @@ func (c *Cluster) Close() error {
 		}
 		if nd.proxy != nil {
 			_ = nd.proxy.Close()
+		}
+		for _, x := range nd.extra {
+			if x.proxy != nil {
+				_ = x.proxy.Close()
+			}
 		}
 	}
 	if c.ownDir {

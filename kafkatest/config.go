@@ -28,6 +28,12 @@ type Config struct {
 	StartTimeout time.Duration
 	// Logf receives progress lines (default: none).
 	Logf func(format string, args ...any)
+	// Listeners are secured client listeners added beside EXTERNAL (see
+	// Listener): TLS, SASL PLAIN, SCRAM and OAUTHBEARER.
+	Listeners []Listener
+	// Users are SASL users, name to password, of the PLAIN and SCRAM
+	// mechanisms the Listeners enable.
+	Users map[string]string
 }
 
 func (c Config) withDefaults() Config {
@@ -83,22 +89,31 @@ func defaultProps(n int) map[string]string {
 }
 
 // nodeProps renders one node's server.properties.
-func nodeProps(cfg Config, nd *node, voters string) string {
+func nodeProps(cfg Config, nd *node, voters, keystore string) string {
 	props := defaultProps(cfg.Brokers)
+	protoMap := "INTERNAL:PLAINTEXT,EXTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT"
+	listeners := fmt.Sprintf("INTERNAL://127.0.0.1:%d,EXTERNAL://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d",
+		nd.internalPort, nd.externalPort, nd.controllerPort)
+	// Clients are told the proxy's address; brokers reach each other on
+	// INTERNAL, which bypasses the proxy.
+	advertised := fmt.Sprintf("INTERNAL://127.0.0.1:%d,EXTERNAL://%s", nd.internalPort, nd.proxy.Addr())
+	for i, l := range cfg.Listeners {
+		protoMap += fmt.Sprintf(",%s:%s", l.Name, l.Protocol)
+		listeners += fmt.Sprintf(",%s://127.0.0.1:%d", l.Name, nd.extra[i].port)
+		advertised += fmt.Sprintf(",%s://%s", l.Name, nd.extra[i].proxy.Addr())
+	}
 	maps.Copy(props, map[string]string{
 		"process.roles":                  "broker,controller",
 		"node.id":                        strconv.Itoa(int(nd.id)),
 		"controller.quorum.voters":       voters,
 		"controller.listener.names":      "CONTROLLER",
 		"inter.broker.listener.name":     "INTERNAL",
-		"listener.security.protocol.map": "INTERNAL:PLAINTEXT,EXTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT",
-		"listeners": fmt.Sprintf("INTERNAL://127.0.0.1:%d,EXTERNAL://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d",
-			nd.internalPort, nd.externalPort, nd.controllerPort),
-		// Clients are told the proxy's address; brokers reach each other
-		// on INTERNAL, which bypasses the proxy.
-		"advertised.listeners": fmt.Sprintf("INTERNAL://127.0.0.1:%d,EXTERNAL://%s", nd.internalPort, nd.proxy.Addr()),
-		"log.dirs":             nd.dataDir(),
+		"listener.security.protocol.map": protoMap,
+		"listeners":                      listeners,
+		"advertised.listeners":           advertised,
+		"log.dirs":                       nd.dataDir(),
 	})
+	maps.Copy(props, securityProps(cfg, keystore))
 	maps.Copy(props, cfg.Props)
 	var b strings.Builder
 	b.WriteString("# written by rollsafe's kafkatest\n")

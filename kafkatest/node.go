@@ -25,6 +25,7 @@ type node struct {
 	dir                                        string
 	internalPort, externalPort, controllerPort int
 	proxy                                      *Proxy
+	extra                                      []extraListener // Config.Listeners, in order
 	javaArgs                                   []string
 
 	mu      sync.Mutex
@@ -41,11 +42,11 @@ func (nd *node) logPath() string   { return filepath.Join(nd.dir, "server.log") 
 
 // writeConfig writes server.properties and the log4j2 config and fixes the
 // JVM command line.
-func (nd *node) writeConfig(cfg Config, voters string) error {
+func (nd *node) writeConfig(cfg Config, voters, keystore string) error {
 	if err := os.MkdirAll(nd.dir, 0o755); err != nil {
 		return fmt.Errorf("kafkatest: %w", err)
 	}
-	if err := os.WriteFile(nd.propsPath(), []byte(nodeProps(cfg, nd, voters)), 0o644); err != nil {
+	if err := os.WriteFile(nd.propsPath(), []byte(nodeProps(cfg, nd, voters, keystore)), 0o644); err != nil {
 		return fmt.Errorf("kafkatest: %w", err)
 	}
 	log4j := filepath.Join(nd.dir, "log4j2.properties")
@@ -68,6 +69,7 @@ func (nd *node) format(ctx context.Context, cfg Config, clusterID string) error 
 	args := []string{"-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData",
 		"-Dlog4j2.configurationFile=" + filepath.Join(nd.dir, "log4j2.properties"), "-cp", cfg.Runtime.Classpath(),
 		"kafka.tools.StorageTool", "format", "--cluster-id", clusterID, "--config", nd.propsPath(), "--ignore-formatted"}
+	args = append(args, scramFormatArgs(cfg)...)
 	cmd := exec.CommandContext(ctx, cfg.Runtime.Java, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

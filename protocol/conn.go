@@ -358,6 +358,8 @@ func (c *Conn) readOne(br *bufio.Reader, buf *bytes.Buffer) bool {
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
 			err = fmt.Errorf("%w after %v: %w", ErrResponseTimeout, c.cfg.RequestTimeout, err)
+		} else {
+			c.awaitReauthVerdict()
 		}
 		c.fail(err)
 		return false

@@ -70,6 +70,16 @@ type SASLMechanism interface {
 	Start() (SASLExchange, error)
 }
 
+// SASLContextMechanism is a SASLMechanism whose exchanges need the
+// connection's context to start, e.g. to obtain a token; connections call
+// StartContext instead of Start.
+type SASLContextMechanism interface {
+	SASLMechanism
+	// StartContext begins one authentication exchange; ctx bounds the
+	// connection's dial (or re-authentication).
+	StartContext(ctx context.Context) (SASLExchange, error)
+}
+
 // SASLExchange is one authentication exchange of a SASLMechanism.
 type SASLExchange interface {
 	// Step is called first with a nil challenge and returns the client's
@@ -86,7 +96,8 @@ type secretHolder interface{ secrets() []string }
 
 // NewSASLMechanism returns the mechanism called name (MechanismPlain,
 // MechanismScramSHA256 or MechanismScramSHA512, case-insensitive) for user
-// and password. An unknown name gives an error matching ErrUnknownMechanism.
+// and password. An unknown name gives an error matching ErrUnknownMechanism;
+// OAUTHBEARER takes a token provider instead (SASLOAuthBearer).
 func NewSASLMechanism(name, user, password string) (SASLMechanism, error) {
 	switch strings.ToUpper(name) {
 	case MechanismPlain:

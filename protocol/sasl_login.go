@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -31,6 +32,21 @@ func (c *Conn) saslLogin(ctx context.Context, m SASLMechanism, reauth bool) erro
 	if err != nil {
 		return fail(err)
 	}
+	// The exchange starts (a token is obtained) before the broker is
+	// involved: a local failure leaves the connection unused.
+	var ex SASLExchange
+	if cm, ok := m.(SASLContextMechanism); ok {
+		ex, err = cm.StartContext(ctx)
+	} else {
+		ex, err = m.Start()
+	}
+	if err != nil {
+		if tpe := (*tokenProviderError)(nil); errors.As(err, &tpe) {
+			// The provider's failure, not the broker's: not final.
+			return fmt.Errorf("protocol: SASL %s with %s: %w", m.Name(), c.addr, redactErr(m, err))
+		}
+		return fail(redactErr(m, err))
+	}
 
 	hs := kmsg.NewPtrSASLHandshakeRequest()
 	hs.SetVersion(hv)
@@ -44,10 +60,6 @@ func (c *Conn) saslLogin(ctx context.Context, m SASLMechanism, reauth bool) erro
 		return fail(fmt.Errorf("%w (the broker offers %v)", kerr, hsResp.SupportedMechanisms))
 	}
 
-	ex, err := m.Start()
-	if err != nil {
-		return fail(redactErr(m, err))
-	}
 	msg, done, err := ex.Step(nil)
 	var lifetime time.Duration
 	var sentAt time.Time
@@ -68,7 +80,10 @@ func (c *Conn) saslLogin(ctx context.Context, m SASLMechanism, reauth bool) erro
 		}
 		ar := resp.(*kmsg.SASLAuthenticateResponse)
 		if ar.ErrorCode != 0 {
-			kerr := newKafkaError(ar.ErrorCode, "", -1, redact(m, saslString(ar.ErrorMessage)))
+			var kerr error = newKafkaError(ar.ErrorCode, "", -1, redact(m, saslString(ar.ErrorMessage)))
+			if r, ok := ex.(interface{ rejected(error) error }); ok {
+				kerr = r.rejected(kerr)
+			}
 			return fail(kerr)
 		}
 		lifetime = time.Duration(ar.SessionLifetimeMillis) * time.Millisecond
@@ -76,6 +91,9 @@ func (c *Conn) saslLogin(ctx context.Context, m SASLMechanism, reauth bool) erro
 	}
 	if err != nil {
 		return fail(redactErr(m, err))
+	}
+	if d, ok := ex.(interface{ describe() []any }); ok {
+		c.log.Debug("SASL credential accepted", d.describe()...)
 	}
 	c.saslDone(m, reauth, sentAt, lifetime)
 	return nil

@@ -166,3 +166,23 @@ func (c *Conn) waitReauth(ctx context.Context) error {
 		return c.Err()
 	}
 }
+
+// awaitReauthVerdict lets a running re-authentication record its failure
+// before the reader fails the connection: a broker refusing a
+// re-authentication answers and then closes the connection, and the
+// reader sees the close while the re-authentication is still reading the
+// answer. It waits only when nothing else is in flight, at most a second.
+func (c *Conn) awaitReauthVerdict() {
+	c.mu.Lock()
+	g, idle := c.reauth.gate, len(c.pending) == 0
+	c.mu.Unlock()
+	if g == nil || !idle {
+		return
+	}
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	select {
+	case <-g:
+	case <-t.C:
+	}
+}

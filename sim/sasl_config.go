@@ -24,6 +24,7 @@ const scramIterations = 4096
 type secConfig struct {
 	tls      *tls.Config
 	users    []saslUser
+	oauth    bool // SASLOAuthBearer
 	lifetime time.Duration
 	now      func() time.Time // the clock sessions expire by; tests replace it
 }
@@ -35,6 +36,7 @@ type saslUser struct {
 // authenticator holds the credentials of every enabled mechanism.
 type authenticator struct {
 	mechs    []string                 // enabled, in the order first given
+	oauth    bool                     // OAUTHBEARER with the unsecured JWS validator
 	plain    map[string][32]byte      // user -> SHA-256 of the password
 	scram    map[string]*scramBackend // mechanism -> credentials
 	lifetime time.Duration
@@ -50,7 +52,7 @@ func newAuthenticator(sec secConfig) (*authenticator, error) {
 	if sec.lifetime < 0 || (sec.lifetime > 0 && sec.lifetime < time.Millisecond) {
 		return nil, fmt.Errorf("%w: SASL session lifetime %s", ErrBadConfig, sec.lifetime)
 	}
-	if len(sec.users) == 0 {
+	if len(sec.users) == 0 && !sec.oauth {
 		if sec.lifetime > 0 {
 			return nil, fmt.Errorf("%w: a SASL session lifetime without SASL users", ErrBadConfig)
 		}
@@ -61,6 +63,7 @@ func newAuthenticator(sec secConfig) (*authenticator, error) {
 		scram:    map[string]*scramBackend{},
 		lifetime: sec.lifetime,
 		now:      sec.now,
+		oauth:    sec.oauth,
 	}
 	if a.now == nil {
 		a.now = time.Now
@@ -93,12 +96,17 @@ func newAuthenticator(sec secConfig) (*authenticator, error) {
 				return nil, fmt.Errorf("sim: SCRAM credential for user %d (%s): %w", i+1, u.mech, err)
 			}
 			sb.users[u.user] = cred
+		case MechOAuthBearer:
+			return nil, fmt.Errorf("%w: SASL user %d: OAUTHBEARER has no users (enable it with SASLOAuthBearer)", ErrBadConfig, i+1)
 		default:
 			return nil, fmt.Errorf("%w: SASL mechanism %q (want %s, %s or %s)", ErrBadConfig, u.mech, MechPlain, MechScramSHA256, MechScramSHA512)
 		}
 		if !a.enabled(u.mech) {
 			a.mechs = append(a.mechs, u.mech)
 		}
+	}
+	if sec.oauth {
+		a.mechs = append(a.mechs, MechOAuthBearer)
 	}
 	return a, nil
 }
@@ -119,6 +127,8 @@ func (a *authenticator) newExchange(mech string) (saslExchange, error) {
 		return &plainExchange{users: a.plain}, nil
 	case MechScramSHA256, MechScramSHA512:
 		return &scramExchange{b: a.scram[mech]}, nil
+	case MechOAuthBearer:
+		return &oauthExchange{now: a.now}, nil
 	}
 	return nil, fmt.Errorf("mechanism %q not enabled", mech)
 }

@@ -70,7 +70,7 @@ func (s *saslConn) gate(req kmsg.Request) (oc outcome, handled bool) {
 	}
 	switch r := req.(type) {
 	case *kmsg.SASLHandshakeRequest:
-		if s.a.lifetime > 0 {
+		if s.a.lifetime > 0 || !s.expires.IsZero() {
 			s.reauth = true
 			return s.handshake(r), true
 		}
@@ -124,6 +124,10 @@ func (s *saslConn) authenticate(r *kmsg.SASLAuthenticateRequest) outcome {
 	if err != nil {
 		resp.ErrorCode = errSaslAuthenticationFailed
 		msg := saslAuthFailedMessage + s.mech
+		var cm interface{ clientMessage() string }
+		if errors.As(err, &cm) {
+			msg = cm.clientMessage()
+		}
 		resp.ErrorMessage = &msg
 		s.b.c.log.Warn("SASL authentication failed", "broker", s.b.id, "conn", s.connID,
 			"mechanism", s.mech, "reauthentication", s.reauth, "err", err)
@@ -134,13 +138,23 @@ func (s *saslConn) authenticate(r *kmsg.SASLAuthenticateRequest) outcome {
 	if !done {
 		return outcome{resp: resp}
 	}
+	// The session lasts SessionLifetime, or until the credential expires
+	// when that comes first (an OAUTHBEARER token), as Kafka's
+	// SaslServerAuthenticator computes it.
+	now, lifetime := s.a.now(), s.a.lifetime
+	if e, ok := s.ex.(interface{ expiry() time.Time }); ok {
+		if left := e.expiry().Sub(now); lifetime <= 0 || left < lifetime {
+			lifetime = max(left, time.Millisecond) // expired: at once
+		}
+	}
 	s.user, s.ex, s.stage = s.ex.principal(), nil, saslAuthenticated
-	if s.a.lifetime > 0 {
-		s.expires = s.a.now().Add(s.a.lifetime)
-		resp.SessionLifetimeMillis = max(1, s.a.lifetime.Milliseconds())
+	s.expires = time.Time{}
+	if lifetime > 0 {
+		s.expires = now.Add(lifetime)
+		resp.SessionLifetimeMillis = max(1, lifetime.Milliseconds())
 	}
 	s.b.c.log.Info("SASL authenticated", "broker", s.b.id, "conn", s.connID, "mechanism", s.mech,
-		"reauthentication", s.reauth, "session_lifetime", s.a.lifetime)
+		"reauthentication", s.reauth, "session_lifetime", lifetime)
 	s.reauth = false
 	return outcome{resp: resp}
 }
