@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -56,6 +57,20 @@ func (s *tokenSource) provide(context.Context) (client.OAuthBearerToken, error) 
 	return client.OAuthBearerToken{Value: sim.UnsecuredJWT(s.sub, now, now.Add(s.life), nil), Principal: s.sub, Expiry: now.Add(s.life)}, nil
 }
 
+// countReauth is a slog handler counting the connections'
+// re-authentications.
+type countReauth struct{ n atomic.Int32 }
+
+func (c *countReauth) Enabled(context.Context, slog.Level) bool { return true }
+func (c *countReauth) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == "SASL re-authenticated" {
+		c.n.Add(1)
+	}
+	return nil
+}
+func (c *countReauth) WithAttrs([]slog.Attr) slog.Handler { return c }
+func (c *countReauth) WithGroup(string) slog.Handler      { return c }
+
 // secCase is one way in: the listener, the producer's options and the
 // read-back connection's configuration.
 type secCase struct {
@@ -85,6 +100,7 @@ func TestSecurityOnRealKafka(t *testing.T) {
 	// every connection re-authenticates (KIP-368) with a new token about
 	// every 5 s while production goes on.
 	short := &tokenSource{sub: "producer-svc", life: 6 * time.Second}
+	reauths := &countReauth{}
 	reader := &tokenSource{sub: "reader", life: time.Hour}
 
 	cases := []secCase{
@@ -99,15 +115,19 @@ func TestSecurityOnRealKafka(t *testing.T) {
 			opts: []client.Option{client.WithTLS(tc), client.SASLOAuthBearer(oauth.provide)},
 			conn: saslTLS(protocol.SASLOAuthBearer(reader.provide))},
 		{name: "SASL_PLAINTEXT-OAUTHBEARER-reauth", listener: lnSASLTCP,
-			opts:       []client.Option{client.SASLOAuthBearer(short.provide)},
+			opts:       []client.Option{client.SASLOAuthBearer(short.provide), client.WithLogger(slog.New(reauths))},
 			conn:       protocol.ConnConfig{Authenticate: protocol.SASL(protocol.SASLOAuthBearer(reader.provide))},
 			produceFor: 14 * time.Second},
 	}
 	for _, sc := range cases {
 		t.Run(sc.name, func(t *testing.T) { produceReadBack(t, c, sc) })
 	}
+	t.Logf("6 s tokens: %d asked for, %d re-authentications", short.calls.Load(), reauths.n.Load())
 	if n := short.calls.Load(); n < 3 {
 		t.Errorf("short-lived tokens asked for %d times, want at least 3 (re-authentication with new tokens)", n)
+	}
+	if n := reauths.n.Load(); n < 2 {
+		t.Errorf("%d re-authentications, want at least 2 (Kafka ends the session when the token expires)", n)
 	}
 
 	t.Run("failures", func(t *testing.T) {

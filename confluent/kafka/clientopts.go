@@ -68,7 +68,7 @@ func (s *settings) clientOptions() ([]client.Option, error) {
 		}
 		opts = append(opts, client.WithTLS(cfg))
 	}
-	if s.security == "sasl_plaintext" || s.security == "sasl_ssl" {
+	if (s.security == "sasl_plaintext" || s.security == "sasl_ssl") && s.saslMechanism != "OAUTHBEARER" {
 		m, err := protocol.NewSASLMechanism(s.saslMechanism, s.saslUser, s.saslPassword)
 		if err != nil {
 			return nil, configError(fmt.Sprintf(`"sasl.mechanisms" %s: %v`, s.saslMechanism, err))

@@ -43,6 +43,7 @@ type Producer struct {
 	wg        sync.WaitGroup // the channel producer and stats goroutines
 
 	stats    *statsCollector
+	oauth    *oauthTokens // tokens set by the application (OAUTHBEARER without the unsecured JWT handler)
 	lastDown atomic.Int64 // when the last ErrAllBrokersDown event was sent (Unix ns)
 }
 
@@ -100,6 +101,11 @@ func NewProducer(conf *ConfigMap) (*Producer, error) {
 		term:            make(chan struct{}),
 	}
 	p.stats = newStatsCollector(p, s)
+	if oauth, err := p.oauthOption(s); err != nil {
+		return nil, err
+	} else if oauth != nil {
+		opts = append(opts, oauth)
+	}
 	opts = append(opts, client.WithHooks(p.stats.hooks()), client.OnDataLoss(p.dataLoss))
 	c, err := client.NewProducer(opts...)
 	if err != nil {
@@ -113,7 +119,33 @@ func NewProducer(conf *ConfigMap) (*Producer, error) {
 		p.wg.Add(1)
 		go func() { defer p.wg.Done(); p.stats.run(s.statsInterval) }()
 	}
+	if p.oauth != nil {
+		// librdkafka asks for the first token when the client starts.
+		p.oauth.mu.Lock()
+		p.oauth.refreshLocked()
+		p.oauth.mu.Unlock()
+	}
 	return p, nil
+}
+
+// oauthOption is the client's OAUTHBEARER option: the unsecured JWT
+// handler, or the tokens the application sets on p.
+func (p *Producer) oauthOption(s settings) (client.Option, error) {
+	if s.saslMechanism != "OAUTHBEARER" || (s.security != "sasl_plaintext" && s.security != "sasl_ssl") {
+		return nil, nil
+	}
+	if s.oauthUnsecureJWT {
+		u, err := parseUnsecuredJWTConfig(s.oauthConfig)
+		if err != nil {
+			return nil, configError(fmt.Sprintf(`"sasl.oauthbearer.config": %v`, err))
+		}
+		return client.SASLOAuthBearer(u.provide), nil
+	}
+	p.oauth = newOAuthTokens(s.oauthConfig, func(ev Event) {
+		p.wg.Add(1)
+		go func() { defer p.wg.Done(); p.sendEvent(ev) }()
+	})
+	return client.SASLOAuthBearer(p.oauth.provide), nil
 }
 
 // String returns a human readable name for a Producer instance.
@@ -362,6 +394,9 @@ func (p *Producer) Close() {
 	}
 	p.closed = true
 	p.mu.Unlock()
+	if p.oauth != nil {
+		p.oauth.close() // no refresh event after this
+	}
 	close(p.term)
 	p.cancel()
 	p.producing.Wait()

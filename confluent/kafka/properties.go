@@ -41,6 +41,8 @@ type settings struct {
 	saslMechanism    string
 	saslUser         string
 	saslPassword     string
+	oauthConfig      string // sasl.oauthbearer.config
+	oauthUnsecureJWT bool   // enable.sasl.oauthbearer.unsecure.jwt
 	saslSet          []string // sasl.* properties given, for the meaningless check
 	sslSet           []string // ssl.* properties given
 	topicWait        time.Duration
@@ -263,10 +265,31 @@ var properties = []property{
 			return err
 		}
 		switch m := strings.ToUpper(str); m {
-		case "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512":
+		case "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER":
 			s.saslMechanism = m
 		default:
-			return unsupported(fmt.Sprintf("Invalid value %q for configuration property %q: rollsafe supports PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 (not GSSAPI or OAUTHBEARER)", str, n))
+			return unsupported(fmt.Sprintf("Invalid value %q for configuration property %q: rollsafe supports PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER (not GSSAPI)", str, n))
+		}
+		s.saslSet = append(s.saslSet, n)
+		return nil
+	}},
+	{names: []string{"sasl.oauthbearer.config"}, set: func(s *settings, n string, v ConfigValue) error {
+		str, err := configString(n, v)
+		s.oauthConfig, s.saslSet = str, append(s.saslSet, n)
+		return err
+	}},
+	{names: []string{"enable.sasl.oauthbearer.unsecure.jwt"}, set: func(s *settings, n string, v ConfigValue) error {
+		b, err := boolValue(n, v)
+		s.oauthUnsecureJWT, s.saslSet = b, append(s.saslSet, n)
+		return err
+	}},
+	{names: []string{"sasl.oauthbearer.method"}, set: func(s *settings, n string, v ConfigValue) error {
+		str, err := configString(n, v)
+		if err != nil {
+			return err
+		}
+		if strings.ToLower(str) != "default" {
+			return unsupported(fmt.Sprintf("Invalid value %q for configuration property %q: rollsafe supports default (tokens from SetOAuthBearerToken or the unsecured JWT handler), not oidc", str, n))
 		}
 		s.saslSet = append(s.saslSet, n)
 		return nil
@@ -464,11 +487,20 @@ func (s *settings) check() error {
 	if sasl {
 		switch s.saslMechanism {
 		case "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512":
+			if s.saslUser == "" {
+				return configError(`"sasl.username" is required with SASL`)
+			}
+			if s.oauthConfig != "" || s.oauthUnsecureJWT {
+				return unsupported(fmt.Sprintf(`"sasl.oauthbearer.*" is set but "sasl.mechanisms" is %s: it would do nothing`, s.saslMechanism))
+			}
+		case "OAUTHBEARER":
+			if s.oauthUnsecureJWT {
+				if _, err := parseUnsecuredJWTConfig(s.oauthConfig); err != nil {
+					return configError(fmt.Sprintf(`"sasl.oauthbearer.config": %v`, err))
+				}
+			}
 		default:
-			return unsupported(fmt.Sprintf(`"sasl.mechanisms" %s is not supported: set PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512`, s.saslMechanism))
-		}
-		if s.saslUser == "" {
-			return configError(`"sasl.username" is required with SASL`)
+			return unsupported(fmt.Sprintf(`"sasl.mechanisms" %s is not supported: set PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER`, s.saslMechanism))
 		}
 	}
 	if (s.certFile == "") != (s.keyFile == "") {
