@@ -311,5 +311,3 @@ func produceOneTo(t *testing.T, addrs []string, opts ...client.Option) (error, t
 		return nil, 0
 	}
 }
-
-
