@@ -19,9 +19,11 @@
 //     without DescribeProducers). Such a record is never written twice.
 //   - ErrDeliveryTimeout (with one of the two above), ErrRecordTooLarge,
 //     ErrUnknownTopic, ErrUnknownPartition, ErrBrokersUnreachable,
-//     ErrInvalidRecord, ErrAuthorization, ErrAuthentication, ErrBufferFull
-//     (TryProduce), ErrClosed, ErrPartitionStopped (StopOnDataLoss); each
-//     also matches ErrNotWritten or ErrOutcomeUnknown.
+//     ErrInvalidRecord, ErrAuthorization, ErrAuthentication (with
+//     ErrTokenRejected for a refused OAUTHBEARER token), ErrTokenProvider
+//     (SASLOAuthBearer's provider failed), ErrBufferFull (TryProduce),
+//     ErrClosed, ErrPartitionStopped (StopOnDataLoss); each also matches
+//     ErrNotWritten or ErrOutcomeUnknown.
 //
 // Errors are one line, prefixed "rollsafe: ". Produce never waits for the
 // cluster: records for a topic whose metadata is unknown are queued, in

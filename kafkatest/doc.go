@@ -5,7 +5,10 @@
 // address, pause and resume, preferred-leader election, leader moves,
 // topics with configs — and a fault proxy in front of each broker's client
 // listener that can delay, drop or blackhole that broker's client traffic
-// while replication and controller traffic bypass it.
+// while replication and controller traffic bypass it. Config.Listeners adds
+// secured client listeners (SSL, SASL_PLAINTEXT, SASL_SSL with PLAIN,
+// SCRAM and OAUTHBEARER), each behind its own proxy, with a CA generated
+// at launch (Cluster.TLSConfig) and Config.Users as PLAIN and SCRAM users.
 //
 // The broker jars come from Maven Central through kafkatest/fetch.sh, which
 // copies them (version pinned in kafkatest/pom.xml) into a cache outside

@@ -52,8 +52,12 @@
 // WRITE, Fetch and DescribeProducers READ, ListOffsets and Metadata
 // DESCRIBE; TOPIC_AUTHORIZATION_FAILED otherwise). SessionLifetime(d) is KIP-368: the lifetime is announced in
 // SaslAuthenticate v1+, and once it passed the next request closes the
-// connection unless the client re-authenticated on it. User names and
-// passwords never reach logs, errors or the Recorder.
+// connection unless the client re-authenticated on it. SASLOAuthBearer()
+// enables OAUTHBEARER with Kafka's default unsecured JWS validator (alg
+// none, a sub, an exp in the future; UnsecuredJWT makes such tokens): a
+// refused token gets RFC 7628's error JSON, and the session ends when the
+// token expires. User names, passwords and tokens never reach logs, errors
+// or the Recorder.
 //
 // Not simulated: transactions, consumer groups, fetch sessions (every fetch
 // is a full fetch), retention, topic ids in Produce/Fetch v13+, a

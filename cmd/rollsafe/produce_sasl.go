@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/rollsafe/rollsafe/client"
 	"github.com/rollsafe/rollsafe/protocol"
@@ -21,6 +23,7 @@ type securityFlags struct {
 	tlsCA, tlsCert, tlsKey string
 	insecure               bool
 	mechanism, user        string
+	tokenFile              string
 }
 
 func addSecurityFlags(fs *flag.FlagSet) *securityFlags {
@@ -29,7 +32,8 @@ func addSecurityFlags(fs *flag.FlagSet) *securityFlags {
 	fs.StringVar(&s.tlsCert, "tls-cert", "", "PEM client certificate for mutual TLS (with -tls-key; enables TLS)")
 	fs.StringVar(&s.tlsKey, "tls-key", "", "PEM private key of -tls-cert")
 	fs.BoolVar(&s.insecure, "tls-insecure-skip-verify", false, "use TLS without verifying the broker certificate (testing only)")
-	fs.StringVar(&s.mechanism, "sasl-mechanism", "", "PLAIN|SCRAM-SHA-256|SCRAM-SHA-512 (password from $"+produceSASLPasswordEnv+")")
+	fs.StringVar(&s.mechanism, "sasl-mechanism", "", "PLAIN|SCRAM-SHA-256|SCRAM-SHA-512 (password from $"+produceSASLPasswordEnv+") or OAUTHBEARER (with -sasl-oauth-token-file)")
+	fs.StringVar(&s.tokenFile, "sasl-oauth-token-file", "", "OAUTHBEARER: file holding the bearer token, read again at every authentication (rewrite it to rotate the token)")
 	fs.StringVar(&s.user, "sasl-user", "", "SASL user name (with -sasl-mechanism)")
 	return s
 }
@@ -46,10 +50,19 @@ func (s *securityFlags) options(lookupEnv func(string) (string, bool)) ([]client
 		opts = append(opts, client.WithTLS(tc))
 	}
 	if s.mechanism == "" {
-		if s.user != "" {
-			return nil, errors.New("-sasl-user needs -sasl-mechanism")
+		if s.user != "" || s.tokenFile != "" {
+			return nil, errors.New("-sasl-user and -sasl-oauth-token-file need -sasl-mechanism")
 		}
 		return opts, nil
+	}
+	if strings.EqualFold(s.mechanism, protocol.MechanismOAuthBearer) {
+		if s.tokenFile == "" || s.user != "" {
+			return nil, errors.New("-sasl-mechanism OAUTHBEARER needs -sasl-oauth-token-file (and no -sasl-user)")
+		}
+		return append(opts, client.SASLOAuthBearer(fileToken(s.tokenFile))), nil
+	}
+	if s.tokenFile != "" {
+		return nil, errors.New("-sasl-oauth-token-file needs -sasl-mechanism OAUTHBEARER")
 	}
 	if s.user == "" {
 		return nil, errors.New("-sasl-mechanism needs -sasl-user")
@@ -93,4 +106,16 @@ func (s *securityFlags) tlsConfig() (*tls.Config, error) {
 		tc.Certificates = []tls.Certificate{cert}
 	}
 	return tc, nil
+}
+
+// fileToken provides the token in path, read at every authentication
+// (its expiry unknown, so never cached). Its errors never hold the token.
+func fileToken(path string) func(context.Context) (client.OAuthBearerToken, error) {
+	return func(context.Context) (client.OAuthBearerToken, error) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return client.OAuthBearerToken{}, fmt.Errorf("-sasl-oauth-token-file: %w", err)
+		}
+		return client.OAuthBearerToken{Value: strings.TrimSpace(string(b))}, nil
+	}
 }

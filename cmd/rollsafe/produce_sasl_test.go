@@ -171,3 +171,44 @@ func TestProduceCommandInsecureSkipVerify(t *testing.T) {
 	require.Equal(t, 0, code, errOut.String())
 	require.Equal(t, int64(2), summary(t, out.String()).Acked)
 }
+
+func TestProduceCommandOAuthBearer(t *testing.T) {
+	ca, err := sim.NewTestCA()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	caFile := filepath.Join(dir, "ca.pem")
+	require.NoError(t, os.WriteFile(caFile, ca.CACertPEM, 0o600))
+	c, err := sim.NewCluster(sim.Brokers(1), sim.Topic("events", 2, 1), sim.TLS(ca.ServerConfig()), sim.SASLOAuthBearer())
+	require.NoError(t, err)
+	defer c.Close()
+	tokenFile := filepath.Join(dir, "token")
+	now := time.Now()
+	require.NoError(t, os.WriteFile(tokenFile, []byte(sim.UnsecuredJWT("cli", now, now.Add(time.Hour), nil)+"\n"), 0o600))
+	base := []string{"-brokers", c.Addrs()[0], "-topic", "events", "-linger", "1ms", "-tls-ca", caFile,
+		"-sasl-mechanism", "OAUTHBEARER", "-sasl-oauth-token-file", tokenFile, "-delivery-timeout", "5s"}
+	var out, errOut bytes.Buffer
+	code := runProduce(context.Background(), base, strings.NewReader("a\nb\nc\n"), &out, &errOut)
+	require.Equal(t, 0, code, errOut.String())
+	require.Equal(t, int64(3), summary(t, out.String()).Acked)
+
+	expired := sim.UnsecuredJWT("cli", now.Add(-time.Hour), now.Add(-time.Minute), nil)
+	require.NoError(t, os.WriteFile(tokenFile, []byte(expired), 0o600))
+	out.Reset()
+	errOut.Reset()
+	code = runProduce(context.Background(), base, strings.NewReader("a\n"), &out, &errOut)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut.String(), `rejected the OAUTHBEARER token: status "invalid_token"`)
+	require.NotContains(t, errOut.String(), expired)
+
+	for _, extra := range [][]string{
+		{"-sasl-mechanism", "OAUTHBEARER"},
+		{"-sasl-mechanism", "OAUTHBEARER", "-sasl-oauth-token-file", tokenFile, "-sasl-user", "u"},
+		{"-sasl-oauth-token-file", tokenFile},
+		{"-sasl-mechanism", "PLAIN", "-sasl-user", "u", "-sasl-oauth-token-file", tokenFile},
+	} {
+		var out, errOut bytes.Buffer
+		t.Setenv(produceSASLPasswordEnv, cliPass)
+		code := runProduce(context.Background(), append([]string{"-brokers", "127.0.0.1:1", "-topic", "x"}, extra...), strings.NewReader(""), &out, &errOut)
+		require.Equal(t, 2, code, extra)
+	}
+}

@@ -112,7 +112,7 @@ type simSecurityFlags struct {
 func (f *simSecurityFlags) register(fs *flag.FlagSet) {
 	f.cert = fs.String("tls-cert", "", "serve TLS with this PEM certificate file (with -tls-key)")
 	f.key = fs.String("tls-key", "", "PEM private key file of -tls-cert")
-	f.mech = fs.String("sasl-mechanism", "", "require SASL: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (with -sasl-user; the password is read from $"+saslPasswordEnv+")")
+	f.mech = fs.String("sasl-mechanism", "", "require SASL: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (with -sasl-user; the password is read from $"+saslPasswordEnv+"), or OAUTHBEARER (Kafka's unsecured JWS validator: alg none, sub, exp)")
 	f.user = fs.String("sasl-user", "", "the SASL user")
 	f.reauthLifetime = fs.Duration("sasl-session-lifetime", 0, "SASL session lifetime (KIP-368); 0 = sessions never expire")
 }
@@ -138,8 +138,17 @@ func (f *simSecurityFlags) options() ([]sim.Option, int, error) {
 		}
 		return opts, 0, nil
 	case sim.MechPlain, sim.MechScramSHA256, sim.MechScramSHA512:
+	case sim.MechOAuthBearer:
+		if *f.user != "" {
+			return nil, 2, errors.New("-sasl-mechanism OAUTHBEARER takes no -sasl-user (any valid token's sub is its principal)")
+		}
+		opts = append(opts, sim.SASLOAuthBearer())
+		if *f.reauthLifetime != 0 {
+			opts = append(opts, sim.SessionLifetime(*f.reauthLifetime))
+		}
+		return opts, 0, nil
 	default:
-		return nil, 2, fmt.Errorf("-sasl-mechanism %q: want %s, %s or %s", *f.mech, sim.MechPlain, sim.MechScramSHA256, sim.MechScramSHA512)
+		return nil, 2, fmt.Errorf("-sasl-mechanism %q: want %s, %s, %s or %s", *f.mech, sim.MechPlain, sim.MechScramSHA256, sim.MechScramSHA512, sim.MechOAuthBearer)
 	}
 	if *f.user == "" {
 		return nil, 2, errors.New("-sasl-mechanism needs -sasl-user")
