@@ -81,6 +81,10 @@ type secCase struct {
 	// produceFor keeps producing for at least this long (to outlive
 	// tokens); zero produces one burst.
 	produceFor time.Duration
+	// dropAfter, when set, makes node 0's proxy on the listener drop every
+	// connection from this long after production starts until twice as
+	// long: the client reconnects through TLS and SASL again.
+	dropAfter time.Duration
 }
 
 // TestSecurityOnRealKafka produces with rollsafe through each secured
@@ -109,8 +113,9 @@ func TestSecurityOnRealKafka(t *testing.T) {
 			opts: []client.Option{client.WithTLS(tc), client.SASLPlain(secUser, secPass)},
 			conn: saslTLS(protocol.SASLPlain(secUser, secPass))},
 		{name: "SASL_SSL-SCRAM-SHA-512", listener: lnSASLTLS,
-			opts: []client.Option{client.WithTLS(tc), client.SASLScram512(secUser, secPass)},
-			conn: saslTLS(protocol.SASLScramSHA512(secUser, secPass))},
+			opts:       []client.Option{client.WithTLS(tc), client.SASLScram512(secUser, secPass)},
+			conn:       saslTLS(protocol.SASLScramSHA512(secUser, secPass)),
+			produceFor: 6 * time.Second, dropAfter: 2 * time.Second},
 		{name: "SASL_SSL-OAUTHBEARER", listener: lnSASLTLS,
 			opts: []client.Option{client.WithTLS(tc), client.SASLOAuthBearer(oauth.provide)},
 			conn: saslTLS(protocol.SASLOAuthBearer(reader.provide))},
@@ -236,6 +241,35 @@ func produceReadBack(t *testing.T, c *kafkatest.Cluster, sc secCase) {
 		pr.Acked, pr.Offset = true, r.Offset
 	}
 	began := time.Now()
+	faultErr := make(chan error, 1)
+	if sc.dropAfter > 0 {
+		// The proxy in front of a secured listener drops connections
+		// (a TLS and SASL client cannot connect meanwhile) and then
+		// passes them again.
+		px := c.ListenerProxy(sc.listener, 0)
+		defer px.Heal()
+		go func() {
+			faultErr <- func() error {
+				time.Sleep(sc.dropAfter)
+				px.Set(kafkatest.Drop, 0)
+				dctx, dcancel := context.WithTimeout(ctx, 5*time.Second)
+				defer dcancel()
+				if conn, err := protocol.Dial(dctx, px.Addr(), sc.conn); err == nil {
+					conn.Close()
+					return errors.New("a connection through the dropping proxy succeeded")
+				}
+				time.Sleep(sc.dropAfter)
+				px.Heal()
+				conn, err := protocol.Dial(dctx, px.Addr(), sc.conn)
+				if err != nil {
+					return fmt.Errorf("after healing the proxy: %w", err)
+				}
+				return conn.Close()
+			}()
+		}()
+	} else {
+		faultErr <- nil
+	}
 	n := 0
 	for burst := 0; burst == 0 || time.Since(began) < sc.produceFor; burst++ {
 		for i := range 1000 {
@@ -256,6 +290,9 @@ func produceReadBack(t *testing.T, c *kafkatest.Cluster, sc secCase) {
 		}
 	}
 	if err := p.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-faultErr; err != nil {
 		t.Fatal(err)
 	}
 	wg.Wait()
