@@ -111,7 +111,17 @@ func TestReauthWaitsForInFlightAndHoldsNewRequests(t *testing.T) {
 	first := make(chan error, 1)
 	require.NoError(t, c.Send(context.Background(), kmsg.NewPtrMetadataRequest(), func(_ kmsg.Response, err error) { first <- err }))
 	m1 := peer.next(3)
-	time.Sleep(lifetime) // past 90% of the lifetime: re-authentication is waiting
+	// Past 90% of the lifetime re-authentication is due and waits for m1;
+	// wait until it holds the gate (a loaded machine runs its timer late).
+	for gated, until := false, time.Now().Add(5*time.Second); !gated; {
+		if time.Now().After(until) {
+			t.Fatal("re-authentication did not start within 5 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+		c.mu.Lock()
+		gated = c.reauth.gate != nil
+		c.mu.Unlock()
+	}
 	second := make(chan error, 1)
 	go func() {
 		_, err := c.Request(context.Background(), kmsg.NewPtrMetadataRequest())
