@@ -51,6 +51,11 @@ var propertyCases = []struct {
 	{"sasl.mechanism", "PLAIN", func(t *testing.T, s settings) { require.Equal(t, "PLAIN", s.saslMechanism) }},
 	{"sasl.username", "alice", func(t *testing.T, s settings) { require.Equal(t, "alice", s.saslUser) }},
 	{"sasl.password", "secret", func(t *testing.T, s settings) { require.Equal(t, "secret", s.saslPassword) }},
+	{"sasl.oauthbearer.config", "principal=p lifeSeconds=60", func(t *testing.T, s settings) {
+		require.Equal(t, "principal=p lifeSeconds=60", s.oauthConfig)
+	}},
+	{"enable.sasl.oauthbearer.unsecure.jwt", true, func(t *testing.T, s settings) { require.True(t, s.oauthUnsecureJWT) }},
+	{"sasl.oauthbearer.method", "default", func(t *testing.T, s settings) { require.Equal(t, "OAUTHBEARER", s.saslMechanism) }},
 	{"topic.metadata.propagation.max.ms", 1500, func(t *testing.T, s settings) {
 		require.True(t, s.topicWaitSet)
 		require.Equal(t, 1500*time.Millisecond, s.topicWait)
@@ -75,6 +80,11 @@ func TestEveryPropertyMaps(t *testing.T) {
 				conf["bootstrap.servers"] = "x:1"
 			}
 			switch {
+			case strings.Contains(tc.name, "sasl.oauthbearer"):
+				conf["security.protocol"], conf["sasl.mechanisms"] = "sasl_plaintext", "OAUTHBEARER"
+				if tc.name != "sasl.oauthbearer.config" {
+					conf["sasl.oauthbearer.config"] = "principal=p"
+				}
 			case strings.HasPrefix(tc.name, "ssl."):
 				conf["security.protocol"] = "ssl"
 				if tc.name != "ssl.ca.location" {

@@ -90,10 +90,20 @@
 //	ssl.ca.location                   system roots       tls.Config.RootCAs from a PEM file ("probe": system roots)
 //	ssl.certificate.location          none               tls.Config.Certificates with ssl.key.location (PEM files)
 //	ssl.key.location                  none               see ssl.certificate.location (unencrypted keys only)
-//	sasl.mechanisms / sasl.mechanism  GSSAPI             client.WithSASL: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 (GSSAPI and
-//	                                                     OAUTHBEARER are not supported: an error)
+//	sasl.mechanisms / sasl.mechanism  GSSAPI             client.WithSASL: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512;
+//	                                                     OAUTHBEARER: client.SASLOAuthBearer (GSSAPI is an error)
 //	sasl.username                     none               the SASL user
 //	sasl.password                     none               the SASL password
+//	sasl.oauthbearer.config           none               OAuthBearerTokenRefresh.Config; with the unsecured JWT handler:
+//	                                                     principal=N [lifeSeconds=S] [scopeClaimName=C] [scope=a,b]
+//	                                                     [extension_K=V]
+//	enable.sasl.oauthbearer.unsecure.jwt false           true: rollsafe makes unsecured JWTs ("alg":"none") from
+//	                                                     sasl.oauthbearer.config (tests only); false: the application
+//	                                                     answers OAuthBearerTokenRefresh events on Events() with
+//	                                                     SetOAuthBearerToken (first at creation, then at 80% of each
+//	                                                     token's lifetime) or SetOAuthBearerTokenFailure (asked again
+//	                                                     after 10 s)
+//	sasl.oauthbearer.method           default            default only (oidc is an error)
 //	topic.metadata.propagation.max.ms 30000              client.UnknownTopicWait: how long a message waits for a topic the
 //	                                                     cluster does not know before failing with ErrUnknownTopicOrPart
 //	metadata.max.age.ms               300000             client.MetadataMaxAge
