@@ -41,8 +41,8 @@ type settings struct {
 	saslMechanism    string
 	saslUser         string
 	saslPassword     string
-	oauthConfig      string // sasl.oauthbearer.config
-	oauthUnsecureJWT bool   // enable.sasl.oauthbearer.unsecure.jwt
+	oauthConfig      string   // sasl.oauthbearer.config
+	oauthUnsecureJWT bool     // enable.sasl.oauthbearer.unsecure.jwt
 	saslSet          []string // sasl.* properties given, for the meaningless check
 	sslSet           []string // ssl.* properties given
 	topicWait        time.Duration
