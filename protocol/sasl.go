@@ -106,6 +106,8 @@ func NewSASLMechanism(name, user, password string) (SASLMechanism, error) {
 		return SASLScramSHA256(user, password), nil
 	case MechanismScramSHA512:
 		return SASLScramSHA512(user, password), nil
+	case MechanismOAuthBearer:
+		return nil, fmt.Errorf("%w %q: it takes a token provider, not a user and password (SASLOAuthBearer)", ErrUnknownMechanism, name)
 	}
 	return nil, fmt.Errorf("%w %q (want %s, %s or %s)", ErrUnknownMechanism, name,
 		MechanismPlain, MechanismScramSHA256, MechanismScramSHA512)
