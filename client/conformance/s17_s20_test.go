@@ -164,6 +164,14 @@ func TestConformance20BrokersVanishToNewAddresses(t *testing.T) {
 		old := r.c.Addrs()
 		start := time.Now()
 		moved := make(chan error, 1)
+		// Records are produced from two goroutines: one at a time, so that
+		// the order the harness lists them in is the order Produce saw.
+		var producing sync.Mutex
+		produceTo := func(prefix string, n int, part func(int) int32) {
+			producing.Lock()
+			defer producing.Unlock()
+			r.produceTo(ctx, prefix, n, part)
+		}
 		go func() {
 			for b := range int32(3) {
 				if err := r.c.VanishBroker(b); err != nil {
@@ -184,7 +192,7 @@ func TestConformance20BrokersVanishToNewAddresses(t *testing.T) {
 				// every partition acknowledged after the move (the old
 				// client never learns it, and fails here after 10 s).
 				probe := "probe" + itoa(int(b))
-				r.produceTo(ctx, probe, 3, func(i int) int32 { return int32(i) })
+				produceTo(probe, 3, func(i int) int32 { return int32(i) })
 				if !waitUntil(10*time.Second, func() bool { n, _ := r.acked(probe); return n == 3 }) {
 					moved <- errors.New("the producer did not learn broker " + itoa(int(b)) + "'s move within 10 s")
 					return
@@ -196,7 +204,7 @@ func TestConformance20BrokersVanishToNewAddresses(t *testing.T) {
 		const per = 200
 		runs := 0
 		for done := false; !done; runs++ {
-			r.produce(ctx, "run"+itoa(runs), per)
+			produceTo("run"+itoa(runs), per, nil)
 			select {
 			case err := <-moved:
 				r.check(t, err, "move brokers")
