@@ -2,19 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/rollsafe/rollsafe/batching/fixture"
 	"github.com/rollsafe/rollsafe/client"
-	"github.com/rollsafe/rollsafe/client/readback"
 	"github.com/rollsafe/rollsafe/compress"
 	"github.com/rollsafe/rollsafe/sim"
 	"github.com/rollsafe/rollsafe/sim/scenario"
@@ -52,9 +47,10 @@ type demoConfig struct {
 	partitions    int32
 	sched         scenario.Schedule
 	faultAt       float64 // fraction of the records produced when the first step runs
+	kafka         bool    // on a real local Kafka cluster (kafkatest) instead of the simulator
 }
 
-const demoUsage = "usage: rollsafe demo [-records N] [-size B] [-codec C] [-partitions P] [-scenario S] [-fault-at F]"
+const demoUsage = "usage: rollsafe demo [-kafka] [-records N] [-size B] [-codec C] [-partitions P] [-scenario S] [-fault-at F]"
 
 // runDemo implements `rollsafe demo`: an embedded 3-broker cluster, a fault
 // scenario played while producing, then every partition read back. It
@@ -70,6 +66,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	codecName := fs.String("codec", "gzip", "gzip|snappy|lz4|zstd|none")
 	partitions := fs.Int("partitions", 6, "partitions of the demo topic")
 	scen := fs.String("scenario", "seed", "fault scenario: "+strings.Join(scenario.Names(), "|")+"|none")
+	kafka := fs.Bool("kafka", false, "run on a real local 3-broker Apache Kafka cluster (child JVMs started and stopped by the demo;\nneeds Java 17+ and the jars kafkatest/fetch.sh fetches) instead of the in-process simulator;\nscenarios: seed (controlled shutdown, restart, preferred-leader election) or none")
 	faultAt := fs.Float64("fault-at", 0.1, "fraction of the records produced when the scenario starts (0-0.8); its steps\nspread over the next half of the records, each applied before production goes on")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), demoUsage)
@@ -102,6 +99,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return bad("-partitions must be positive")
 	case *faultAt < 0 || *faultAt > 0.8:
 		return bad("-fault-at must be between 0 and 0.8")
+	case *kafka && *scen != "seed" && *scen != "none":
+		return bad(fmt.Sprintf("-kafka plays -scenario seed or none, not %q (the others run on the simulator)", *scen))
 	}
 	var sched scenario.Schedule
 	switch *scen {
@@ -114,8 +113,12 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return bad(err.Error())
 		}
 	}
-	cfg := demoConfig{records: *records, size: *size, codec: codec, partitions: int32(*partitions), sched: sched, faultAt: *faultAt}
-	rep, err := demo(ctx, stdout, cfg)
+	cfg := demoConfig{records: *records, size: *size, codec: codec, partitions: int32(*partitions), sched: sched, faultAt: *faultAt, kafka: *kafka}
+	play := demo
+	if cfg.kafka {
+		play = demoKafka
+	}
+	rep, err := play(ctx, stdout, cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, "rollsafe demo:", err)
 		return 1
@@ -165,14 +168,7 @@ func demo(ctx context.Context, out io.Writer, cfg demoConfig) (demoReport, error
 		return rep, err
 	}
 	defer c.Close()
-	hooks := &countingHooks{}
-	var lossMu sync.Mutex
-	p, err := client.NewProducer(client.Brokers(c.Addrs()...), client.Compression(cfg.codec, compress.DefaultLevel), client.WithHooks(hooks.hooks()),
-		client.OnDataLoss(func(dl client.DataLoss) {
-			lossMu.Lock()
-			rep.reported = append(rep.reported, dl)
-			lossMu.Unlock()
-		}))
+	run, err := newDemoRun(c.Addrs(), cfg, &rep)
 	if err != nil {
 		return rep, err
 	}
@@ -183,32 +179,10 @@ func demo(ctx context.Context, out io.Writer, cfg demoConfig) (demoReport, error
 		fmt.Fprintf(out, "  step: %s\n", st.What())
 	}
 
-	// Where each record was acknowledged, by index; -1 partition: failed.
-	part := make([]int32, n)
-	offset := make([]int64, n)
-	var acked, failed atomic.Int64
-	var firstErr error
-	var errOnce sync.Once
-	done := func(r *client.Record, err error) {
-		i := int(binary.BigEndian.Uint64(r.Headers[0].Value))
-		if err != nil {
-			part[i] = -1
-			failed.Add(1)
-			errOnce.Do(func() { firstErr = err })
-			return
-		}
-		part[i], offset[i] = r.Partition, r.Offset
-		acked.Add(1)
-	}
-
 	// The scenario is paced by the records produced: step i runs when
 	// production reaches marks[i], and production waits until it ran.
 	marks := stepMarks(cfg.sched, n, cfg.faultAt)
-	reached := make([]chan struct{}, len(marks))
-	stepDone := make([]chan struct{}, len(marks))
-	for i := range marks {
-		reached[i], stepDone[i] = make(chan struct{}), make(chan struct{})
-	}
+	g := newGates(marks, marks)
 	pctx, stopPlay := context.WithCancel(ctx)
 	defer stopPlay()
 	player := scenario.NewPlayer(c, cfg.sched)
@@ -217,10 +191,10 @@ func demo(ctx context.Context, out io.Writer, cfg demoConfig) (demoReport, error
 		next := 0
 		err := player.RunPaced(pctx, func(ctx context.Context, i int, st scenario.Step) error {
 			for ; next < i; next++ {
-				close(stepDone[next])
+				close(g.done[next])
 			}
 			select {
-			case <-reached[i]:
+			case <-g.reached[i]:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
@@ -228,44 +202,19 @@ func demo(ctx context.Context, out io.Writer, cfg demoConfig) (demoReport, error
 				// Production waits: let the records produced so far be
 				// acknowledged, so that the election has acknowledged
 				// records to lose.
-				return p.Flush(ctx)
+				return run.p.Flush(ctx)
 			}
 			return nil
 		})
-		for ; next < len(stepDone); next++ {
-			close(stepDone[next])
+		for ; next < len(g.done); next++ {
+			close(g.done[next])
 		}
 		played <- err
 	}()
 
-	start := time.Now()
-	prog := newProgress(out, n, start, &acked, player)
-	prog.start()
-
-	gen := fixture.New(fixture.Seed)
-	var bytes int64
-	step := 0
-	for i := 0; i < n && ctx.Err() == nil; i++ {
-		for step < len(marks) && marks[step] <= i {
-			close(reached[step])
-			select {
-			case <-stepDone[step]:
-			case <-ctx.Done():
-			}
-			step++
-		}
-		ev := gen.Next(cfg.size)
-		idx := make([]byte, 8)
-		binary.BigEndian.PutUint64(idx, uint64(i))
-		bytes += int64(len(ev.Key) + len(ev.Value))
-		p.Produce(ctx, &client.Record{Topic: demoTopic, Key: ev.Key, Value: ev.Value, Timestamp: ev.Timestamp,
-			Headers: []client.Header{{Key: demoHeader, Value: idx}}}, done)
-	}
-	flushErr := p.Flush(ctx)
-	elapsed := time.Since(start)
+	flushErr := run.produce(ctx, out, g, player.Current)
 	stopPlay()
 	playErr := <-played
-	prog.stop(elapsed)
 	applied, skipped, firstSkip := player.Played()
 	rep.played = applied - skipped
 	switch {
@@ -285,65 +234,10 @@ func demo(ctx context.Context, out io.Writer, cfg demoConfig) (demoReport, error
 			}
 		}
 	}
-	closeCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := p.Close(closeCtx); err != nil && flushErr == nil {
-		flushErr = err
-	}
-	if flushErr != nil {
-		return rep, flushErr
-	}
-	rep.acked, rep.failed = int(acked.Load()), int(failed.Load())
-	rep.seconds, rep.mbytes = elapsed.Seconds(), float64(bytes)/1e6
-	rep.retries, rep.bumps, rep.tails, rep.losses = hooks.retries.Load(), hooks.bumps.Load(), hooks.tails.Load(), hooks.losses.Load()
-	if firstErr != nil {
-		fmt.Fprintln(out, "first failure:", firstErr)
-	}
-
-	fmt.Fprintln(out, "reading every partition back ...")
-	seen := make([]bool, n)
-	last := map[int32]int{}
-	rctx, rcancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer rcancel()
-	err = readback.Scan(rctx, c.Addrs(), demoTopic, func(r readback.Record) error {
-		if len(r.Headers) == 0 || r.Headers[0].Key != demoHeader || len(r.Headers[0].Value) != 8 {
-			return fmt.Errorf("record at %d/%d is not the demo's", r.Partition, r.Offset)
-		}
-		i := int(binary.BigEndian.Uint64(r.Headers[0].Value))
-		if i >= n {
-			return fmt.Errorf("record at %d/%d has index %d", r.Partition, r.Offset, i)
-		}
-		rep.in++
-		if seen[i] {
-			rep.duplicates++
-			return nil
-		}
-		seen[i] = true
-		if part[i] < 0 {
-			rep.failedPresent++ // reported failed, yet written: counted, not an error by itself
-		} else if part[i] != r.Partition || offset[i] != r.Offset {
-			rep.wrongOffset++
-		}
-		if l, ok := last[r.Partition]; ok && i < l {
-			rep.reordered++
-		}
-		last[r.Partition] = max(last[r.Partition], i)
-		return nil
-	})
-	if err != nil {
+	if err := run.close(flushErr); err != nil {
 		return rep, err
 	}
-	lossMu.Lock()
-	defer lossMu.Unlock()
-	for i := range n {
-		if part[i] >= 0 && !seen[i] {
-			rep.lost++
-			if reportedLost(rep.reported, part[i], offset[i]) {
-				rep.lostReported++
-			}
-		}
-	}
-	return rep, nil
+	return rep, run.readBack(ctx, out, c.Addrs())
 }
 
 // oneShot reports whether a step only queues a fault for a partition's

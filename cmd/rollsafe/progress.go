@@ -8,8 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/rollsafe/rollsafe/sim/scenario"
 )
 
 // progressWidth is the widest a progress line gets: a terminal of 80
@@ -24,14 +22,14 @@ type progress struct {
 	n        int
 	begin    time.Time
 	acked    *atomic.Int64
-	player   *scenario.Player
+	current  func() string // the fault playing now
 	terminal bool
 	quit     chan struct{}
 	wg       sync.WaitGroup
 }
 
-func newProgress(out io.Writer, n int, begin time.Time, acked *atomic.Int64, player *scenario.Player) *progress {
-	return &progress{out: out, n: n, begin: begin, acked: acked, player: player, terminal: isTerminal(out), quit: make(chan struct{})}
+func newProgress(out io.Writer, n int, begin time.Time, acked *atomic.Int64, current func() string) *progress {
+	return &progress{out: out, n: n, begin: begin, acked: acked, current: current, terminal: isTerminal(out), quit: make(chan struct{})}
 }
 
 // isTerminal reports whether w is a character device (a terminal).
@@ -73,7 +71,7 @@ func (p *progress) stop(elapsed time.Duration) {
 }
 
 func (p *progress) print(elapsed time.Duration, final bool) {
-	line := progressLine(p.acked.Load(), p.n, elapsed, p.player.Current())
+	line := progressLine(p.acked.Load(), p.n, elapsed, p.current())
 	switch {
 	case p.terminal && final:
 		fmt.Fprintf(p.out, "\r%-*s\n", progressWidth-1, line)

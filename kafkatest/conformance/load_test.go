@@ -67,6 +67,7 @@ type load struct {
 	p     *client.Producer
 	h     *hooks
 	pad   func(i int) []byte
+	rate  int // records per tick (default perTick)
 
 	mu       sync.Mutex
 	produced []readback.Produced
@@ -91,7 +92,7 @@ const perTick = 10
 // after its id (nil: 100 bytes).
 func newLoad(t *testing.T, c *kafkatest.Cluster, topic string, parts int32, pad func(int) []byte, opts ...client.Option) *load {
 	t.Helper()
-	l := &load{t: t, c: c, topic: topic, parts: parts, pad: pad,
+	l := &load{t: t, c: c, topic: topic, parts: parts, pad: pad, rate: perTick,
 		h:     &hooks{retries: map[int32]int{}, sentTo: map[int32]map[int32]int{}},
 		index: map[string]int{}, errs: map[string]error{}, acks: map[int32][]time.Time{}}
 	if l.pad == nil {
@@ -126,7 +127,7 @@ func (l *load) run(prefix string) {
 				return
 			case <-tick.C:
 			}
-			for range perTick {
+			for range l.rate {
 				l.produceOne(context.Background())
 			}
 		}
@@ -213,16 +214,13 @@ func (l *load) stall() (time.Duration, int32) {
 	return worst, part
 }
 
-// verify resolves every record, closes the producer, reads every partition
-// back and asserts: every record acknowledged, 0 lost, 0 duplicates, 0
-// reordered, each at the offset reported, no data-loss event. It returns
-// the readback report.
-func (l *load) verify() readback.Report {
+// finish resolves every record and closes the producer; t fails if that
+// takes over 3 minutes.
+func (l *load) finish() {
 	t := l.t
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	worst, part := l.stall()
 	if err := l.p.Flush(ctx); err != nil {
 		t.Fatalf("flush: %v (%v)", err, l.h)
 	}
@@ -236,6 +234,34 @@ func (l *load) verify() readback.Report {
 	if err := l.p.Close(ctx); err != nil {
 		t.Fatalf("close: %v", err)
 	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.errs) > 0 {
+		var some []string
+		for k, err := range l.errs {
+			some = append(some, fmt.Sprintf("%s: %v", k, err))
+		}
+		slices.Sort(some)
+		t.Errorf("%d records failed back to the app, e.g. %v", len(l.errs), some[:min(5, len(some))])
+	}
+	l.h.mu.Lock()
+	defer l.h.mu.Unlock()
+	if len(l.h.losses) > 0 {
+		t.Errorf("data loss reported on a cluster that lost nothing: %v", l.h.losses)
+	}
+}
+
+// verify resolves every record, closes the producer, reads every partition
+// back and asserts: every record acknowledged, 0 lost, 0 duplicates, 0
+// reordered, each at the offset reported, no data-loss event. It returns
+// the readback report.
+func (l *load) verify() readback.Report {
+	t := l.t
+	t.Helper()
+	worst, part := l.stall()
+	l.finish()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
 	log, err := readback.ReadTopic(ctx, l.c.Addrs(), l.topic)
 	if err != nil {
 		t.Fatalf("read back: %v", err)
@@ -266,21 +292,8 @@ func (l *load) verify() readback.Report {
 			}
 		}
 	}
-	if rep.Failed > 0 {
-		var some []string
-		for k, err := range l.errs {
-			if len(some) < 5 {
-				some = append(some, fmt.Sprintf("%s: %v", k, err))
-			}
-		}
-		slices.Sort(some)
-		t.Errorf("%d records failed back to the app, e.g. %v", rep.Failed, some)
-	}
 	if rep.InLog != len(l.produced) {
 		t.Errorf("%d of %d records in the log", rep.InLog, len(l.produced))
-	}
-	if len(l.h.losses) > 0 {
-		t.Errorf("data loss reported on a cluster that lost nothing: %v", l.h.losses)
 	}
 	return rep
 }
