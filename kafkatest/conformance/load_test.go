@@ -105,6 +105,14 @@ func newLoad(t *testing.T, c *kafkatest.Cluster, topic string, parts int32, pad 
 	}
 	l.p = p
 	t.Cleanup(func() {
+		if l.stop != nil { // a test that ended early: stop the load first
+			select {
+			case <-l.stopped:
+			default:
+				close(l.stop)
+				<-l.stopped
+			}
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_ = l.p.Close(ctx) // a no-op after finish

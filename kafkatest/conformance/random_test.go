@@ -148,13 +148,19 @@ func TestRandomFaults(t *testing.T) {
 	newTopic(t, c, topic, parts, nil)
 	began := time.Now()
 	var done []*schedule
+	failed := 0
 	for _, seed := range seeds {
+		if failed == 3 {
+			t.Errorf("3 schedules failed: the other %d are not played", len(seeds)-len(done))
+			break
+		}
 		s := &schedule{seed: seed}
 		ok := t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { s.play(t, c, topic) })
 		if s.l != nil {
 			done = append(done, s)
 		}
 		if !ok {
+			failed++
 			t.Logf("schedule seed %d played %s; replay: go test ./kafkatest/conformance -run RandomFaults -faults.seed=%d -v",
 				seed, strings.Join(s.played, ", "), seed)
 		}
