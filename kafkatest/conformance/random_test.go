@@ -17,7 +17,7 @@ import (
 )
 
 var (
-	faultRuns  = flag.Int("faults.runs", 50, "random fault schedules TestRandomFaults plays on the real cluster")
+	faultRuns  = flag.Int("faults.runs", 20, "random fault schedules TestRandomFaults plays on the real cluster (CI: 20, about 4-6 min)")
 	faultSteps = flag.Int("faults.steps", 1, "most faults in a schedule (each schedule draws 1..faults.steps)")
 	faultSeed  = flag.Uint64("faults.seed", 0, "play only this schedule seed (0: seeds 1..faults.runs)")
 )
