@@ -24,11 +24,6 @@ type Config struct {
 	// Props are server properties added to (or replacing) the defaults of
 	// every node, e.g. "auto.leader.rebalance.enable": "true".
 	Props map[string]string
-	// JVMArgs are extra flags for every broker JVM, e.g.
-	// "-XX:TieredStopAtLevel=1" (no optimising JIT: a broker starts on
-	// less CPU, for tests that restart brokers often and do not measure
-	// the broker's speed).
-	JVMArgs []string
 	// StartTimeout bounds one node's start, JVM to serving (default 90s).
 	StartTimeout time.Duration
 	// Logf receives progress lines (default: none).

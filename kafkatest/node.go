@@ -58,8 +58,8 @@ func (nd *node) writeConfig(cfg Config, voters, keystore string) error {
 		"-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:+ExitOnOutOfMemoryError",
 		"-XX:-UsePerfData", "-Xss512k", "-Djava.awt.headless=true",
 		"-Dlog4j2.configurationFile=" + log4j,
+		"-cp", cfg.Runtime.Classpath(),
 	}
-	nd.javaArgs = append(append(nd.javaArgs, cfg.JVMArgs...), "-cp", cfg.Runtime.Classpath())
 	return nil
 }
 

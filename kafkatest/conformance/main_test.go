@@ -42,11 +42,7 @@ func cluster(t *testing.T, topics ...string) *kafkatest.Cluster {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 		defer cancel()
 		began := time.Now()
-		// The package restarts brokers dozens of times and never measures
-		// their speed: without the optimising JIT a broker starts on far
-		// less CPU.
-		shared.c, shared.err = kafkatest.Launch(ctx, kafkatest.Config{Runtime: rt, Logf: t.Logf,
-			JVMArgs: []string{"-XX:TieredStopAtLevel=1"}})
+		shared.c, shared.err = kafkatest.Launch(ctx, kafkatest.Config{Runtime: rt, Logf: t.Logf})
 		shared.took = time.Since(began)
 	})
 	if shared.err != nil {
