@@ -143,12 +143,12 @@ func (l *load) run(prefix string) {
 }
 
 func (l *load) produceOne(ctx context.Context) {
-	l.mu.Lock()
 	i := l.next
 	l.next++
 	id := fmt.Sprintf("%s-%d", l.prefix, i)
 	rec := &client.Record{Topic: l.topic, Partition: int32(i) % l.parts, HasPartition: true,
 		Value: append([]byte(id+"|"), l.pad(i)...)}
+	l.mu.Lock()
 	l.index[id] = len(l.produced)
 	l.produced = append(l.produced, readback.Produced{ID: id, Partition: rec.Partition, Offset: -1})
 	l.mu.Unlock()
@@ -190,50 +190,14 @@ func (l *load) acked(p int32) int {
 // now: proof that production flows there (before or after a fault).
 func (l *load) awaitAcks(p int32, n int, within time.Duration) {
 	l.t.Helper()
-	l.awaitAcksT(l.t, p, n, within)
-}
-
-// awaitAcksT is awaitAcks failing t (a subtest of the load's test).
-func (l *load) awaitAcksT(t *testing.T, p int32, n int, within time.Duration) {
-	t.Helper()
 	want := l.acked(p) + n
 	deadline := time.Now().Add(within)
 	for l.acked(p) < want {
 		if time.Now().After(deadline) {
-			t.Fatalf("partition %d: %d acknowledgements, want %d within %v (%v)", p, l.acked(p), want, within, l.h)
+			l.t.Fatalf("partition %d: %d acknowledgements, want %d within %v (%v)", p, l.acked(p), want, within, l.h)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-}
-
-// setPrefix names the records produced from now on "<prefix>-<i>".
-func (l *load) setPrefix(prefix string) {
-	l.mu.Lock()
-	l.prefix = prefix
-	l.mu.Unlock()
-}
-
-// stallBetween is the longest time one partition went without an
-// acknowledgement between from and to.
-func (l *load) stallBetween(from, to time.Time) time.Duration {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var worst time.Duration
-	for _, ts := range l.acks {
-		prev := from
-		for _, at := range ts {
-			if at.Before(from) {
-				continue
-			}
-			if at.After(to) {
-				break
-			}
-			worst = max(worst, at.Sub(prev))
-			prev = at
-		}
-		worst = max(worst, to.Sub(prev))
-	}
-	return worst
 }
 
 // stall is the longest gap between two acknowledgements on one partition

@@ -134,75 +134,58 @@ func faultsFor(rng *rand.Rand) []fault {
 	}
 }
 
-// schedule is one seeded schedule and what happened while it played.
+// schedule is one seeded schedule and what its producer reported.
 type schedule struct {
-	seed     uint64
-	played   []string
-	from, to time.Time
-	stall    time.Duration
+	seed   uint64
+	played []string
+	l      *load
+	stall  time.Duration
+	took   time.Duration
 }
 
-func (s *schedule) prefix() string { return fmt.Sprintf("s%d", s.seed) }
-
-// TestRandomFaults plays seeded random fault schedules on the real cluster,
-// back to back, under one producer's load (rollsafe's defaults, a 2 s
-// request timeout, 600 records/s over 6 partitions, records tagged with
-// the seed of the schedule playing): each schedule draws 1..faults.steps
-// faults (kill, stop, pause, election, blackhole, mixed) on partition
-// leaders, heals each, restores the cluster (every broker up, full ISRs,
-// preferred leaders) and waits until every partition is acknowledged
-// again; production must not stall on any partition for more than
-// stallLimit during a schedule. At the end the producer is flushed and
-// closed (every record acknowledged, no data-loss event), the topic is
-// read back once, and every schedule's records are checked in it: 0 lost,
-// 0 duplicates (anywhere in the log, also a late copy landing during a
-// later schedule), 0 reordered, each at its reported offset. A failure
-// names its seed: -faults.seed=S -v replays that schedule alone on a fresh
-// producer; -faults.runs=N replays the run up to it.
+// TestRandomFaults plays seeded random fault schedules on the real cluster
+// under load, one after another on one topic: each schedule has its own
+// producer (rollsafe's defaults, a 2 s request timeout) writing records
+// tagged with its seed, draws 1..faults.steps faults (kill, stop, pause,
+// election, blackhole, mixed) on partition leaders, heals each, restores
+// the cluster and checks production flows on every partition again, then
+// closes its producer and checks that every record was acknowledged and
+// that production never stalled past stallLimit. At the end the whole topic
+// is read back once and every schedule's records are checked in it: 0
+// lost, 0 duplicates (anywhere in the log, also a late copy landing during
+// a later schedule), 0 reordered, each at its reported offset. A failure
+// names its seed: -faults.seed=S -v replays it alone.
 func TestRandomFaults(t *testing.T) {
-	var plan []*schedule
-	if *faultSeed != 0 {
-		plan = append(plan, &schedule{seed: *faultSeed})
-	}
-	for s := uint64(1); *faultSeed == 0 && s <= uint64(*faultRuns); s++ {
-		plan = append(plan, &schedule{seed: s})
+	seeds := []uint64{*faultSeed}
+	if *faultSeed == 0 {
+		seeds = seeds[:0]
+		for s := uint64(1); s <= uint64(*faultRuns); s++ {
+			seeds = append(seeds, s)
+		}
 	}
 	const topic = "random"
 	c := cluster(t, topic)
 	newTopic(t, c, topic, parts, nil)
-	l := newLoad(t, c, topic, parts, nil, client.RequestTimeout(zombieRequestTimeout))
-	l.rate = randomPerTick
-	l.run(plan[0].prefix())
-	for p := range int32(parts) {
-		l.awaitAcks(p, 20, time.Minute)
-	}
 	began := time.Now()
 	var done []*schedule
 	failed := 0
-	for _, s := range plan {
+	for _, seed := range seeds {
 		if failed == 3 {
-			t.Errorf("3 schedules failed: the other %d are not played", len(plan)-len(done))
+			t.Errorf("3 schedules failed: the other %d are not played", len(seeds)-len(done))
 			break
 		}
-		l.setPrefix(s.prefix())
-		s.from = time.Now()
-		ok := t.Run(fmt.Sprintf("seed=%d", s.seed), func(t *testing.T) { s.play(t, c, topic, l) })
-		s.to = time.Now()
-		done = append(done, s)
-		s.stall = l.stallBetween(s.from, s.to)
-		if s.stall > stallLimit {
-			ok = false
-			t.Errorf("schedule seed %d (%s): production stalled %v on a partition (limit %v)", s.seed, strings.Join(s.played, ", "), s.stall, stallLimit)
+		s := &schedule{seed: seed}
+		ok := t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { s.play(t, c, topic) })
+		if s.l != nil {
+			done = append(done, s)
 		}
 		if !ok {
 			failed++
-			t.Logf("schedule seed %d played %s; replay: go test ./kafkatest/conformance -run RandomFaults -v -args -faults.seed=%d",
-				s.seed, strings.Join(s.played, ", "), s.seed)
+			t.Logf("schedule seed %d played %s; replay: go test ./kafkatest/conformance -run RandomFaults -faults.seed=%d -v",
+				seed, strings.Join(s.played, ", "), seed)
 		}
 	}
 	played := time.Since(began)
-	l.halt()
-	l.finish()
 
 	// Read the topic back once; check every schedule's records in it.
 	ctx := ctxFor(t, 5*time.Minute)
@@ -220,46 +203,54 @@ func TestRandomFaults(t *testing.T) {
 	kinds := map[string]int{}
 	var stalls []time.Duration
 	for _, s := range done {
-		prefix := s.prefix() + "-"
-		var mine []readback.Produced
-		for _, pr := range l.produced {
-			if strings.HasPrefix(pr.ID, prefix) {
-				mine = append(mine, pr)
-			}
-		}
-		rep := readback.Check(log, mine, func(r readback.Record) string {
+		prefix := fmt.Sprintf("s%d-", s.seed)
+		rep := readback.Check(log, s.l.produced, func(r readback.Record) string {
 			if id := string(r.Value); strings.HasPrefix(id, prefix) {
 				return id
 			}
 			return ""
 		})
-		if !rep.OK() || rep.InLog != len(mine) || rep.Acked != len(mine) {
-			t.Errorf("schedule seed %d (%s): %v, %d produced\n%v\nreplay: go test ./kafkatest/conformance -run RandomFaults -v -args -faults.seed=%d",
-				s.seed, strings.Join(s.played, ", "), rep, len(mine), rep.Problems, s.seed)
+		if !rep.OK() || rep.InLog != len(s.l.produced) || rep.Acked != len(s.l.produced) {
+			t.Errorf("schedule seed %d (%s): %v, %d produced\n%v\nreplay: go test ./kafkatest/conformance -run RandomFaults -faults.seed=%d -v",
+				s.seed, strings.Join(s.played, ", "), rep, len(s.l.produced), rep.Problems, s.seed)
 		}
 		for _, k := range s.played {
 			kinds[k]++
 		}
 		stalls = append(stalls, s.stall)
 	}
-	if n != len(l.produced) {
-		t.Errorf("the log holds %d records, the producer was given %d", n, len(l.produced))
+	// Nothing in the log that no schedule produced.
+	known := 0
+	for _, s := range done {
+		known += len(s.l.produced)
+	}
+	if n != known {
+		t.Errorf("the log holds %d records, the schedules produced %d", n, known)
 	}
 	slices.Sort(stalls)
 	if len(stalls) > 0 {
 		t.Logf("%d schedules in %v (faults %v), %d records read back: 0 lost, 0 duplicates, 0 reordered unless reported above; "+
-			"longest production stall per schedule: median %v, max %v; %v",
-			len(done), played.Round(time.Second), kinds, n, stalls[len(stalls)/2].Round(time.Millisecond), stalls[len(stalls)-1].Round(time.Millisecond), l.h)
+			"production stall per schedule: median %v, max %v",
+			len(done), played.Round(time.Second), kinds, n, stalls[len(stalls)/2].Round(time.Millisecond), stalls[len(stalls)-1].Round(time.Millisecond))
 	}
 }
 
-// play runs schedule s on topic under l's load, leaving the cluster
-// restored and every partition acknowledged again.
-func (s *schedule) play(t *testing.T, c *kafkatest.Cluster, topic string, l *load) {
+// play runs schedule s on topic with its own producer, leaving the cluster
+// restored.
+func (s *schedule) play(t *testing.T, c *kafkatest.Cluster, topic string) {
+	began := time.Now()
 	ctx := ctxFor(t, 5*time.Minute)
 	rng := rand.New(rand.NewPCG(s.seed, 0x726f6c6c73616665))
 	kinds := faultsFor(rng)
 	steps := 1 + rng.IntN(max(1, *faultSteps))
+	l := newLoad(t, c, topic, parts, nil, client.RequestTimeout(zombieRequestTimeout))
+	l.rate = randomPerTick
+	s.l = l
+	l.run(fmt.Sprintf("s%d", s.seed))
+	for p := range int32(parts) {
+		l.awaitAcks(p, 20, time.Minute)
+	}
+	warm := time.Since(began)
 	var timing []string
 	for range steps {
 		f := draw(rng, kinds)
@@ -273,11 +264,20 @@ func (s *schedule) play(t *testing.T, c *kafkatest.Cluster, topic string, l *loa
 		}
 		t2 := time.Now()
 		for p := range int32(parts) {
-			l.awaitAcksT(t, p, 20, time.Minute)
+			l.awaitAcks(p, 20, time.Minute)
 		}
 		timing = append(timing, fmt.Sprintf("%s %v+%v+%v", f.name, t1.Sub(t0).Round(100*time.Millisecond),
 			t2.Sub(t1).Round(100*time.Millisecond), time.Since(t2).Round(100*time.Millisecond)))
 	}
-	t.Logf("seed %d in %v (fault+restore+flowing: %s); longest production stall %v", s.seed,
-		time.Since(s.from).Round(100*time.Millisecond), strings.Join(timing, ", "), l.stallBetween(s.from, time.Now()).Round(time.Millisecond))
+	l.halt()
+	s.stall, _ = l.stall()
+	t3 := time.Now()
+	l.finish()
+	s.took = time.Since(began)
+	t.Logf("seed %d: %s in %v (warm %v; fault+restore+flowing: %s; finish %v); longest production stall %v; %v", s.seed, strings.Join(s.played, ", "),
+		s.took.Round(time.Millisecond), warm.Round(100*time.Millisecond), strings.Join(timing, ", "), time.Since(t3).Round(100*time.Millisecond),
+		s.stall.Round(time.Millisecond), l.h)
+	if s.stall > stallLimit {
+		t.Errorf("production stalled %v (limit %v)", s.stall, stallLimit)
+	}
 }

@@ -138,7 +138,7 @@ func TestUncleanElection(t *testing.T) {
 // after each group, and waits for every callback.
 func (l *load) groups(ctx context.Context, prefix string, n int) {
 	l.t.Helper()
-	l.setPrefix(prefix)
+	l.prefix = prefix
 	for range n {
 		for range perGroup {
 			l.produceOne(ctx)
