@@ -72,8 +72,10 @@ func demoKafka(ctx context.Context, out io.Writer, cfg demoConfig) (demoReport, 
 	}()
 	fmt.Fprintf(out, "  3-broker cluster at %s (brokers' logs under %s)\n", strings.Join(c.Addrs(), ","), strings.TrimSuffix(c.LogPath(0), "/node-0/server.log"))
 	tctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	// The fixture's events carry timestamps from 2024: without
+	// retention.ms=-1 the brokers' time-based retention deletes them.
 	err = c.CreateTopic(tctx, kafkatest.Topic{Name: demoTopic, Partitions: cfg.partitions, Replication: 3,
-		Configs: map[string]string{"min.insync.replicas": "2"}})
+		Configs: map[string]string{"min.insync.replicas": "2", "retention.ms": "-1"}})
 	cancel()
 	if err != nil {
 		return rep, err
