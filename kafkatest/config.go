@@ -76,15 +76,20 @@ func defaultProps(n int) map[string]string {
 		"background.threads":                               "2",
 		"num.recovery.threads.per.data.dir":                "1",
 		"log.segment.bytes":                                strconv.Itoa(16 << 20),
-		"log.cleaner.threads":                              "1",
-		"log.cleaner.dedupe.buffer.size":                   strconv.Itoa(8 << 20),
-		"log.cleaner.backoff.ms":                           "1000",
-		"replica.lag.time.max.ms":                          "5000",
-		"broker.heartbeat.interval.ms":                     "500",
-		"broker.session.timeout.ms":                        "4000",
-		"producer.id.expiration.check.interval.ms":         "1000",
-		"controlled.shutdown.enable":                       "true",
-		"delete.topic.enable":                              "true",
+		// Tests write records with old timestamps (batching/fixture's
+		// start in 2024): the default 7-day time retention would delete
+		// them 30 s after a broker starts, and a read-back would call
+		// them lost.
+		"log.retention.ms":                         "-1",
+		"log.cleaner.threads":                      "1",
+		"log.cleaner.dedupe.buffer.size":           strconv.Itoa(8 << 20),
+		"log.cleaner.backoff.ms":                   "1000",
+		"replica.lag.time.max.ms":                  "5000",
+		"broker.heartbeat.interval.ms":             "500",
+		"broker.session.timeout.ms":                "4000",
+		"producer.id.expiration.check.interval.ms": "1000",
+		"controlled.shutdown.enable":               "true",
+		"delete.topic.enable":                      "true",
 	}
 }
 
