@@ -17,7 +17,7 @@ import (
 )
 
 var (
-	faultRuns  = flag.Int("faults.runs", 20, "random fault schedules TestRandomFaults plays on the real cluster (CI: 20, about 4-6 min)")
+	faultRuns  = flag.Int("faults.runs", 12, "random fault schedules TestRandomFaults plays on the real cluster (CI: 12, about 4-5 min on 2 shared cores)")
 	faultSteps = flag.Int("faults.steps", 1, "most faults in a schedule (each schedule draws 1..faults.steps)")
 	faultSeed  = flag.Uint64("faults.seed", 0, "play only this schedule seed (0: seeds 1..faults.runs)")
 )
@@ -181,7 +181,7 @@ func TestRandomFaults(t *testing.T) {
 		}
 		if !ok {
 			failed++
-			t.Logf("schedule seed %d played %s; replay: go test ./kafkatest/conformance -run RandomFaults -faults.seed=%d -v",
+			t.Logf("schedule seed %d played %s; replay: go test ./kafkatest/conformance -run RandomFaults -v -args -faults.seed=%d",
 				seed, strings.Join(s.played, ", "), seed)
 		}
 	}
@@ -211,7 +211,7 @@ func TestRandomFaults(t *testing.T) {
 			return ""
 		})
 		if !rep.OK() || rep.InLog != len(s.l.produced) || rep.Acked != len(s.l.produced) {
-			t.Errorf("schedule seed %d (%s): %v, %d produced\n%v\nreplay: go test ./kafkatest/conformance -run RandomFaults -faults.seed=%d -v",
+			t.Errorf("schedule seed %d (%s): %v, %d produced\n%v\nreplay: go test ./kafkatest/conformance -run RandomFaults -v -args -faults.seed=%d",
 				s.seed, strings.Join(s.played, ", "), rep, len(s.l.produced), rep.Problems, s.seed)
 		}
 		for _, k := range s.played {
