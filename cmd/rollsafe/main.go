@@ -14,7 +14,8 @@ import (
 const usage = `usage: rollsafe <command> [flags]
 
 Commands:
-  demo     produce to an embedded 3-broker cluster while a fault scenario plays, then read every record back
+  demo     produce to an embedded 3-broker cluster (-kafka: real local Kafka brokers) while a fault
+           scenario plays, then read every record back
   produce  produce stdin's lines to a Kafka cluster, one record per line
   sim      serve the in-process Kafka simulator until interrupted
   help     print this help with every command's flags (rollsafe help <command>: one command's)
