@@ -149,6 +149,17 @@ func (r *demoRun) readBack(ctx context.Context, out io.Writer, addrs []string) e
 	fmt.Fprintln(out, "reading every partition back ...")
 	seen := make([]bool, n)
 	last := map[int32]int{}
+	// Where each record was first found, to name both copies of a
+	// duplicate (the producer id, epoch and sequence of each batch tell a
+	// resend deduplicated by nobody from a renumbered copy).
+	type copyAt struct {
+		offset  int64
+		pid     int64
+		epoch   int16
+		baseSeq int32
+	}
+	first := make([]copyAt, n)
+	shown := 0
 	rctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	err := readback.Scan(rctx, addrs, demoTopic, func(rec readback.Record) error {
@@ -162,9 +173,16 @@ func (r *demoRun) readBack(ctx context.Context, out io.Writer, addrs []string) e
 		rep.in++
 		if seen[i] {
 			rep.duplicates++
+			if shown < 3 {
+				shown++
+				f := first[i]
+				fmt.Fprintf(out, "duplicate: record %d at %d/%d (producer %d epoch %d batch seq %d) and at %d/%d (producer %d epoch %d batch seq %d); acknowledged at %d/%d\n",
+					i, rec.Partition, f.offset, f.pid, f.epoch, f.baseSeq, rec.Partition, rec.Offset, rec.ProducerID, rec.Epoch, rec.BaseSequence, r.part[i], r.offset[i])
+			}
 			return nil
 		}
 		seen[i] = true
+		first[i] = copyAt{rec.Offset, rec.ProducerID, rec.Epoch, rec.BaseSequence}
 		if r.part[i] < 0 {
 			rep.failedPresent++ // reported failed, yet written: counted, not an error by itself
 		} else if r.part[i] != rec.Partition || r.offset[i] != rec.Offset {
