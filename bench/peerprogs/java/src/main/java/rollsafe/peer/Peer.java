@@ -1,0 +1,184 @@
+package rollsafe.peer;
+
+import java.io.BufferedReader;
+import java.io.DataInputStream;
+import java.io.FileInputStream;
+import java.io.BufferedInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.io.FileOutputStream;
+import java.io.FileDescriptor;
+import java.io.BufferedOutputStream;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Apache Kafka's Java producer driven by bench's Go tests. Idempotent, acks=all.
+ *
+ * <pre>
+ * Peer scenario BOOTSTRAP TOPIC [key=value ...]
+ *     reads "ID PARTITION" lines on stdin, produces "ID|" + 100 bytes to that partition, and
+ *     writes "ack ID PARTITION OFFSET" or "err ID PARTITION REASON" per record on stdout;
+ *     at stdin's end it flushes, closes (30 s at most) and writes "done".
+ * Peer bench BOOTSTRAP TOPIC DATAFILE COUNT WARMUP [key=value ...]
+ *     produces WARMUP keyed records from DATAFILE (4-byte big-endian key length, key, 4-byte
+ *     value length, value; cycled), flushes, then COUNT more, flushes, and writes
+ *     "bench SECONDS CPU_SECONDS ACKED FAILED" (CPU: the process's, over the timed part).
+ * </pre>
+ *
+ * key=value pairs are producer properties added to the defaults.
+ */
+public final class Peer {
+    private static final PrintStream OUT = new PrintStream(
+            new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16), false, StandardCharsets.UTF_8);
+
+    private static void say(String line) {
+        synchronized (OUT) {
+            OUT.println(line.replace('\n', ' '));
+            OUT.flush();
+        }
+    }
+
+    private static Properties config(String bootstrap, List<String> extra) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        p.put(ProducerConfig.CLIENT_ID_CONFIG, "bench-java");
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        for (String kv : extra) {
+            int eq = kv.indexOf('=');
+            p.put(kv.substring(0, eq), kv.substring(eq + 1));
+        }
+        return p;
+    }
+
+    private static String reason(Exception e) {
+        return e.getClass().getSimpleName() + ": " + e.getMessage();
+    }
+
+    private static void scenario(String bootstrap, String topic, List<String> extra) throws IOException {
+        byte[] pad = new byte[100];
+        Arrays.fill(pad, (byte) 'x');
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config(bootstrap, extra))) {
+            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+            String line;
+            while ((line = in.readLine()) != null) {
+                String[] f = line.trim().split(" ");
+                if (f.length != 2) {
+                    continue;
+                }
+                final String id = f[0];
+                final int part = Integer.parseInt(f[1]);
+                byte[] idb = (id + "|").getBytes(StandardCharsets.UTF_8);
+                byte[] value = Arrays.copyOf(idb, idb.length + pad.length);
+                System.arraycopy(pad, 0, value, idb.length, pad.length);
+                Callback cb = (md, e) -> {
+                    if (e == null) {
+                        say("ack " + id + " " + md.partition() + " " + md.offset());
+                    } else {
+                        say("err " + id + " " + part + " " + reason(e));
+                    }
+                };
+                try {
+                    producer.send(new ProducerRecord<>(topic, part, null, value), cb);
+                } catch (RuntimeException e) {
+                    say("err " + id + " " + part + " send: " + reason(e));
+                }
+            }
+            try {
+                producer.flush();
+            } catch (RuntimeException e) {
+                say("log flush: " + reason(e));
+            }
+            producer.close(Duration.ofSeconds(30));
+        } catch (RuntimeException e) {
+            say("fatal " + reason(e));
+        }
+        say("done 0");
+    }
+
+    private static List<byte[][]> load(String path) throws IOException {
+        List<byte[][]> recs = new ArrayList<>();
+        try (DataInputStream in = new DataInputStream(new BufferedInputStream(new FileInputStream(path)))) {
+            while (true) {
+                int kl;
+                try {
+                    kl = in.readInt();
+                } catch (EOFException e) {
+                    break;
+                }
+                byte[] k = new byte[kl];
+                in.readFully(k);
+                byte[] v = new byte[in.readInt()];
+                in.readFully(v);
+                recs.add(new byte[][] {k, v});
+            }
+        }
+        return recs;
+    }
+
+    private static long cpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    private static void bench(String bootstrap, String topic, String path, long count, long warmup, List<String> extra)
+            throws IOException {
+        List<byte[][]> recs = load(path);
+        AtomicLong acked = new AtomicLong(), failed = new AtomicLong();
+        Callback cb = (md, e) -> {
+            if (e == null) {
+                acked.incrementAndGet();
+            } else if (failed.incrementAndGet() == 1) {
+                say("log first failure: " + reason(e));
+            }
+        };
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config(bootstrap, extra))) {
+            for (long i = 0; i < warmup; i++) {
+                byte[][] r = recs.get((int) (i % recs.size()));
+                producer.send(new ProducerRecord<>(topic, r[0], r[1]), cb);
+            }
+            producer.flush();
+            acked.set(0);
+            failed.set(0);
+            long c0 = cpuNanos(), t0 = System.nanoTime();
+            for (long i = 0; i < count; i++) {
+                byte[][] r = recs.get((int) ((warmup + i) % recs.size()));
+                producer.send(new ProducerRecord<>(topic, r[0], r[1]), cb);
+            }
+            producer.flush();
+            long t1 = System.nanoTime(), c1 = cpuNanos();
+            say(String.format("bench %.6f %.6f %d %d", (t1 - t0) / 1e9, (c1 - c0) / 1e9, acked.get(), failed.get()));
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        say("version kafka-clients " + org.apache.kafka.common.utils.internals.AppInfoParser.getVersion());
+        List<String> a = Arrays.asList(args);
+        if (args.length >= 3 && args[0].equals("scenario")) {
+            scenario(args[1], args[2], a.subList(3, a.size()));
+        } else if (args.length >= 6 && args[0].equals("bench")) {
+            bench(args[1], args[2], args[3], Long.parseLong(args[4]), Long.parseLong(args[5]), a.subList(6, a.size()));
+        } else {
+            System.err.println("usage: Peer scenario BOOTSTRAP TOPIC [k=v ...] | bench BOOTSTRAP TOPIC DATAFILE COUNT WARMUP [k=v ...]");
+            System.exit(2);
+        }
+        System.exit(0);
+    }
+}

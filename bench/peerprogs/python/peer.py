@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""A librdkafka producer (confluent-kafka-python) driven by bench's Go tests.
+
+Two modes, both idempotent with acks=all:
+
+  peer.py scenario BOOTSTRAP TOPIC [key=value ...]
+      Reads "ID PARTITION" lines on stdin and produces the value "ID|" + 100
+      bytes to that partition. Writes one line per outcome on stdout:
+        ack ID PARTITION OFFSET
+        err ID PARTITION REASON
+      and "fatal REASON" for a fatal error, "log REASON" for librdkafka's
+      warnings. At stdin's end it flushes (30 s at most) and writes "done".
+
+  peer.py bench BOOTSTRAP TOPIC DATAFILE COUNT WARMUP [key=value ...]
+      Produces WARMUP keyed records from DATAFILE (records of: 4-byte
+      big-endian key length, key, 4-byte value length, value), flushes, then
+      COUNT more, flushes, and writes
+        bench SECONDS CPU_SECONDS ACKED FAILED
+      where CPU_SECONDS is the process's user+system time of the timed part.
+
+key=value pairs are librdkafka properties added to the defaults.
+"""
+import logging
+import resource
+import struct
+import sys
+import threading
+import time
+
+import confluent_kafka
+
+out_lock = threading.Lock()
+
+
+def say(line):
+    with out_lock:
+        sys.stdout.write(line.replace("\n", " ") + "\n")
+        sys.stdout.flush()
+
+
+class LineLogger(logging.Handler):
+    """Sends librdkafka's log lines (WARNING and above) to stdout as "log ..."."""
+
+    def emit(self, record):
+        say("log " + self.format(record))
+
+
+def config(bootstrap, extra):
+    conf = {
+        "bootstrap.servers": bootstrap,
+        "enable.idempotence": True,
+        "acks": "all",
+        "linger.ms": 5,
+        "client.id": "bench-librdkafka",
+    }
+    for kv in extra:
+        k, _, v = kv.partition("=")
+        conf[k] = v
+    log = logging.getLogger("librdkafka")
+    log.setLevel(logging.WARNING)
+    h = LineLogger()
+    h.setFormatter(logging.Formatter("%(message)s"))
+    log.addHandler(h)
+    conf["logger"] = log
+
+    def on_error(e):
+        if e.fatal():
+            say("fatal %s" % e)
+        else:
+            say("log error_cb: %s" % e)
+
+    conf["error_cb"] = on_error
+    return conf
+
+
+def produce(p, *args, **kw):
+    while True:
+        try:
+            p.produce(*args, **kw)
+            return None
+        except BufferError:
+            p.poll(0.01)
+        except confluent_kafka.KafkaException as e:
+            return e
+
+
+def scenario(bootstrap, topic, extra):
+    p = confluent_kafka.Producer(config(bootstrap, extra))
+    pad = b"x" * 100
+    stop = threading.Event()
+
+    def poller():
+        while not stop.is_set():
+            p.poll(0.05)
+
+    t = threading.Thread(target=poller, daemon=True)
+    t.start()
+
+    def report(rid, part):
+        def cb(err, msg):
+            if err is None:
+                say("ack %s %d %d" % (rid, msg.partition(), msg.offset()))
+            else:
+                say("err %s %d %s" % (rid, part, err))
+        return cb
+
+    for line in sys.stdin:
+        fields = line.split()
+        if len(fields) != 2:
+            continue
+        rid, part = fields[0], int(fields[1])
+        e = produce(p, topic, value=rid.encode() + b"|" + pad, partition=part, on_delivery=report(rid, part))
+        if e is not None:
+            say("err %s %d produce: %s" % (rid, part, e))
+    left = p.flush(30)
+    stop.set()
+    t.join()
+    p.poll(0)
+    say("done %d" % left)
+
+
+def load(path):
+    recs = []
+    with open(path, "rb") as f:
+        data = f.read()
+    i = 0
+    while i < len(data):
+        (kl,) = struct.unpack_from(">I", data, i)
+        i += 4
+        key = data[i:i + kl]
+        i += kl
+        (vl,) = struct.unpack_from(">I", data, i)
+        i += 4
+        recs.append((key, data[i:i + vl]))
+        i += vl
+    return recs
+
+
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def bench(bootstrap, topic, path, count, warmup, extra):
+    recs = load(path)
+    p = confluent_kafka.Producer(config(bootstrap, extra))
+    counts = {"acked": 0, "failed": 0}
+
+    def cb(err, msg):
+        if err is None:
+            counts["acked"] += 1
+        else:
+            counts["failed"] += 1
+            if counts["failed"] == 1:
+                say("log first failure: %s" % err)
+
+    def run(n, start):
+        for j in range(n):
+            key, value = recs[(start + j) % len(recs)]
+            e = produce(p, topic, value=value, key=key, on_delivery=cb)
+            if e is not None:
+                counts["failed"] += 1
+            p.poll(0)
+        while p.flush(60) > 0:
+            pass
+
+    run(warmup, 0)
+    counts["acked"] = counts["failed"] = 0
+    c0, t0 = cpu(), time.monotonic()
+    run(count, warmup)
+    elapsed, used = time.monotonic() - t0, cpu() - c0
+    say("bench %.6f %.6f %d %d" % (elapsed, used, counts["acked"], counts["failed"]))
+
+
+def main(argv):
+    v = confluent_kafka.version()
+    say("version confluent-kafka %s librdkafka %s" % (v if isinstance(v, str) else v[0], confluent_kafka.libversion()[0]))
+    if len(argv) >= 3 and argv[0] == "scenario":
+        scenario(argv[1], argv[2], argv[3:])
+    elif len(argv) >= 6 and argv[0] == "bench":
+        bench(argv[1], argv[2], argv[3], int(argv[4]), int(argv[5]), argv[6:])
+    else:
+        sys.stderr.write(__doc__)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
