@@ -1,0 +1,325 @@
+//go:build linux
+
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/rollsafe/rollsafe/batching/fixture"
+	"github.com/rollsafe/rollsafe/compress"
+	"github.com/rollsafe/rollsafe/kafkatest"
+)
+
+// BenchmarkRealThroughput measures rollsafe, kgo, Apache Kafka's Java
+// producer and librdkafka (confluent-kafka from PyPI) producing to one
+// real Apache Kafka broker (kafkatest, acks=all, idempotent, topic
+// "peers" of 6 partitions): gzip 1 KB JSON events and uncompressed 100 B
+// ones, the same fixture records in the same order for every client,
+// keyed (murmur2 everywhere). Rounds are interleaved (every client of a
+// cell back to back, the order rotating each round) and the table gives
+// medians. Per run: a 20,000-record warm-up, flushed, then the timed
+// records, flushed. CPU is the client process's user+system time over the
+// timed part (getrusage; the Java and Python peers measure their own
+// process, the Go clients this test process, the broker being a child
+// JVM). One op is one whole table: run it with -benchtime 1x.
+//
+//	cd bench && ROLLSAFE_THROUGHPUT_TABLE=/tmp/throughput.md go test -run '^$' -bench BenchmarkRealThroughput -benchtime 1x -timeout 60m
+//
+// ROLLSAFE_BENCH_ROUNDS sets the rounds (default 5).
+func BenchmarkRealThroughput(b *testing.B) {
+	rounds := 5
+	if v := os.Getenv("ROLLSAFE_BENCH_ROUNDS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			b.Fatalf("ROLLSAFE_BENCH_ROUNDS=%q", v)
+		}
+		rounds = n
+	}
+	clients := []string{"rollsafe", "kgo", "java", "librdkafka"}
+	for _, name := range clients {
+		if err := throughputCheck(name); err != nil {
+			requirePeer(b, name, err)
+		}
+	}
+	cells := []throughputCell{
+		{codec: compress.Gzip, size: fixture.Large, count: 100_000},
+		{codec: compress.None, size: fixture.Small, count: 300_000},
+	}
+	c := kafkatest.LaunchT(b, kafkatest.Config{Brokers: 1})
+	ctx := context.Background()
+	if err := c.CreateTopic(ctx, kafkatest.Topic{Name: peersTopic, Partitions: peersPartitions, Replication: 1}); err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	for i := range cells {
+		cells[i].data = filepath.Join(dir, fmt.Sprintf("events-%d.bin", cells[i].size))
+		if err := writeEvents(cells[i].data, eventRing(cells[i].size)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for range b.N {
+		runs := map[string][]throughputRun{}
+		for round := range rounds {
+			for _, cell := range cells {
+				order := append(clients[round%len(clients):], clients[:round%len(clients)]...)
+				for _, name := range slices.Clip(order) {
+					run, err := runThroughput(ctx, c, name, cell)
+					if err != nil {
+						b.Fatalf("round %d, %s %s: %v", round+1, cell, name, err)
+					}
+					b.Logf("round %d %s %-10s %8.0f rec/s  %5.2f CPU s/100k", round+1, cell, name, run.recPerSec(cell), run.cpuPer100k(cell))
+					key := cell.String() + "/" + name
+					runs[key] = append(runs[key], run)
+				}
+			}
+		}
+		table := throughputTable(cells, clients, runs, rounds)
+		b.Log("\n" + table)
+		if path := os.Getenv("ROLLSAFE_THROUGHPUT_TABLE"); path != "" {
+			if err := os.WriteFile(path, []byte(table), 0o644); err != nil {
+				b.Error(err)
+			}
+		}
+	}
+}
+
+const throughputWarmup = 20_000
+
+type throughputCell struct {
+	codec compress.Codec
+	size  int
+	count int    // timed records per run
+	data  string // the events, in the peers' file format
+}
+
+func (c throughputCell) String() string { return c.codec.String() + " " + sizeName(c.size) }
+
+type throughputRun struct {
+	elapsed time.Duration
+	cpu     time.Duration
+}
+
+func (r throughputRun) recPerSec(c throughputCell) float64 { return float64(c.count) / r.elapsed.Seconds() }
+func (r throughputRun) cpuPer100k(c throughputCell) float64 {
+	return r.cpu.Seconds() * 100_000 / float64(c.count)
+}
+
+func throughputCheck(name string) error {
+	switch name {
+	case "java":
+		_, _, err := javaCmd()
+		return err
+	case "librdkafka":
+		_, _, err := pythonCmd(false)
+		return err
+	}
+	return nil
+}
+
+// writeEvents writes ring as the peers read it: 4-byte big-endian key
+// length, key, 4-byte value length, value.
+func writeEvents(path string, ring []fixture.Event) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	var n [4]byte
+	for _, ev := range ring {
+		binary.BigEndian.PutUint32(n[:], uint32(len(ev.Key)))
+		w.Write(n[:])
+		w.Write(ev.Key)
+		binary.BigEndian.PutUint32(n[:], uint32(len(ev.Value)))
+		w.Write(n[:])
+		w.Write(ev.Value)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// runThroughput runs one client once and checks, by the broker's high
+// watermarks, that exactly warm-up + count records were appended.
+func runThroughput(ctx context.Context, c *kafkatest.Cluster, name string, cell throughputCell) (throughputRun, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	before, err := topicEnd(ctx, c.Addrs())
+	if err != nil {
+		return throughputRun{}, err
+	}
+	var run throughputRun
+	switch name {
+	case "rollsafe", "kgo":
+		run, err = runGoThroughput(ctx, c.Addrs(), name, cell)
+	default:
+		run, err = runChildThroughput(ctx, c.Addrs(), name, cell)
+	}
+	if err != nil {
+		return run, err
+	}
+	after, err := topicEnd(ctx, c.Addrs())
+	if err != nil {
+		return run, err
+	}
+	if got, want := after-before, int64(throughputWarmup+cell.count); got != want {
+		return run, fmt.Errorf("the log grew by %d records, want %d", got, want)
+	}
+	return run, nil
+}
+
+func runGoThroughput(ctx context.Context, addrs []string, name string, cell throughputCell) (throughputRun, error) {
+	open := openRollsafe
+	if name == "kgo" {
+		open = openKgo
+	}
+	p, err := open(ctx, addrs, cell.codec, nil)
+	if err != nil {
+		return throughputRun{}, err
+	}
+	defer p.close()
+	ring := eventRing(cell.size)
+	for i := range throughputWarmup {
+		p.produce(ctx, &ring[i%len(ring)])
+	}
+	if err := p.flush(ctx); err != nil {
+		return throughputRun{}, err
+	}
+	c0, t0 := selfCPU(), time.Now()
+	for i := range cell.count {
+		p.produce(ctx, &ring[(throughputWarmup+i)%len(ring)])
+	}
+	err = p.flush(ctx)
+	run := throughputRun{elapsed: time.Since(t0), cpu: selfCPU() - c0}
+	return run, err
+}
+
+// runChildThroughput runs the Java or Python peer's bench mode and reads
+// its "bench SECONDS CPU_SECONDS ACKED FAILED" line.
+func runChildThroughput(ctx context.Context, addrs []string, name string, cell throughputCell) (throughputRun, error) {
+	var bin string
+	var args, props []string
+	var err error
+	codec := cell.codec.String()
+	if name == "java" {
+		bin, args, err = javaCmd()
+		props = []string{"compression.type=" + codec}
+	} else {
+		bin, args, err = pythonCmd(false)
+		props = []string{"compression.codec=" + codec, "partitioner=murmur2_random"}
+	}
+	if err != nil {
+		return throughputRun{}, err
+	}
+	args = append(args, "bench", strings.Join(addrs, ","), peersTopic, cell.data,
+		strconv.Itoa(cell.count), strconv.Itoa(throughputWarmup))
+	cmd := exec.CommandContext(ctx, bin, append(args, props...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	out, err := cmd.Output()
+	if err != nil {
+		stderr := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		return throughputRun{}, fmt.Errorf("%s: %w\n%s%s", name, err, out, stderr)
+	}
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		if len(f) != 5 || f[0] != "bench" {
+			continue
+		}
+		sec, _ := strconv.ParseFloat(f[1], 64)
+		cpu, _ := strconv.ParseFloat(f[2], 64)
+		acked, _ := strconv.Atoi(f[3])
+		failed, _ := strconv.Atoi(f[4])
+		if acked != cell.count || failed != 0 {
+			return throughputRun{}, fmt.Errorf("%s: %d acknowledged and %d failed of %d:\n%s", name, acked, failed, cell.count, out)
+		}
+		return throughputRun{elapsed: time.Duration(sec * float64(time.Second)), cpu: time.Duration(cpu * float64(time.Second))}, nil
+	}
+	return throughputRun{}, fmt.Errorf("%s: no bench line in its output:\n%s", name, out)
+}
+
+// topicEnd is the sum of the high watermarks of peersTopic's partitions.
+func topicEnd(ctx context.Context, addrs []string) (int64, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...))
+	if err != nil {
+		return 0, err
+	}
+	defer cl.Close()
+	req := kmsg.NewPtrListOffsetsRequest()
+	rt := kmsg.NewListOffsetsRequestTopic()
+	rt.Topic = peersTopic
+	for p := range int32(peersPartitions) {
+		rp := kmsg.NewListOffsetsRequestTopicPartition()
+		rp.Partition, rp.Timestamp = p, -1
+		rt.Partitions = append(rt.Partitions, rp)
+	}
+	req.Topics = []kmsg.ListOffsetsRequestTopic{rt}
+	shards := cl.RequestSharded(ctx, req)
+	var sum int64
+	for _, sh := range shards {
+		if sh.Err != nil {
+			return 0, sh.Err
+		}
+		for _, t := range sh.Resp.(*kmsg.ListOffsetsResponse).Topics {
+			for _, p := range t.Partitions {
+				if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+					return 0, fmt.Errorf("list offsets %s[%d]: %w", t.Topic, p.Partition, err)
+				}
+				sum += p.Offset
+			}
+		}
+	}
+	return sum, nil
+}
+
+func median(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// throughputTable renders the medians as bench/README.md's table.
+func throughputTable(cells []throughputCell, clients []string, runs map[string][]throughputRun, rounds int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "| cell | client | rec/s (median of %d) | MB/s | CPU s per 100k records | rec/s range |\n", rounds)
+	b.WriteString("|---|---|---:|---:|---:|---|\n")
+	for _, cell := range cells {
+		ring := eventRing(cell.size)
+		bytesPer := float64(payloadBytes(ring, len(ring))) / float64(len(ring))
+		for _, name := range clients {
+			var rps, cpu []float64
+			for _, r := range runs[cell.String()+"/"+name] {
+				rps = append(rps, r.recPerSec(cell))
+				cpu = append(cpu, r.cpuPer100k(cell))
+			}
+			if len(rps) == 0 {
+				continue
+			}
+			m := median(rps)
+			fmt.Fprintf(&b, "| %s | %s | %.0fk | %.1f | %.2f | %.0fk-%.0fk |\n", cell, name, m/1000, m*bytesPer/1e6,
+				median(cpu), slices.Min(rps)/1000, slices.Max(rps)/1000)
+		}
+	}
+	return b.String()
+}
