@@ -115,7 +115,9 @@ type throughputRun struct {
 	cpu     time.Duration
 }
 
-func (r throughputRun) recPerSec(c throughputCell) float64 { return float64(c.count) / r.elapsed.Seconds() }
+func (r throughputRun) recPerSec(c throughputCell) float64 {
+	return float64(c.count) / r.elapsed.Seconds()
+}
 func (r throughputRun) cpuPer100k(c throughputCell) float64 {
 	return r.cpu.Seconds() * 100_000 / float64(c.count)
 }

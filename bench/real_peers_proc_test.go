@@ -293,4 +293,3 @@ func (s *kcatSession) finish(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
-
