@@ -1,0 +1,69 @@
+//go:build linux
+
+package bench
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestTallyStall checks the stall measure the peer table reports: the
+// longest gap between acknowledgements of one partition, counting the
+// stretch from the last one to the end (a partition that never resumed).
+func TestTallyStall(t *testing.T) {
+	tl := newTally()
+	t0 := time.Now()
+	tl.acks[0] = []time.Time{t0.Add(time.Second), t0.Add(2 * time.Second), t0.Add(9 * time.Second)}
+	tl.acks[1] = []time.Time{t0.Add(time.Second), t0.Add(3 * time.Second), t0.Add(8 * time.Second)}
+	worst, part, resumed := tl.stall(2, t0, t0.Add(10*time.Second))
+	if worst != 7*time.Second || part != 0 || !resumed {
+		t.Fatalf("stall = %v on %d (resumed %v), want 7s on 0 (resumed)", worst, part, resumed)
+	}
+	worst, part, resumed = tl.stall(2, t0, t0.Add(20*time.Second))
+	if worst != 12*time.Second || part != 1 || resumed {
+		t.Fatalf("stall = %v on %d (resumed %v), want 12s on 1, not resumed", worst, part, resumed)
+	}
+}
+
+// TestTallyFatal: librdkafka's fatal error, reported as an error event, a
+// record error or a log line, marks the peer fatal; other errors do not.
+func TestTallyFatal(t *testing.T) {
+	tl := newTally()
+	tl.fail("1", 0, "KafkaError{code=NOT_LEADER_OR_FOLLOWER}")
+	tl.log("Disconnected")
+	if tl.isFatal() {
+		t.Fatal("a retriable error made the peer fatal")
+	}
+	tl.fail("2", 0, "KafkaError{code=_FATAL,val=-150,str=\"Fatal error: Local: Inconsistent state\"}")
+	if !tl.isFatal() {
+		t.Fatal("a _FATAL record error did not make the peer fatal")
+	}
+}
+
+// TestKcatLines: kcat's delivery reports (verbosity 3) as kcat 1.7.1 prints them.
+func TestKcatLines(t *testing.T) {
+	m := kcatDelivered.FindStringSubmatch("% Message delivered to partition 2 (offset 41) on broker 2")
+	if m == nil || m[1] != "2" || m[2] != "41" {
+		t.Fatalf("delivered: %q", m)
+	}
+	m = kcatFailed.FindStringSubmatch("% Delivery failed for message: Local: Message timed out")
+	if m == nil || m[1] != "Local: Message timed out" {
+		t.Fatalf("failed: %q", m)
+	}
+}
+
+// TestResultsTable: a fatal peer is marked and its first fatal line shown.
+func TestResultsTable(t *testing.T) {
+	tab := resultsTable([]peerResult{
+		{scenario: "seed", peer: "rollsafe", stall: 1500 * time.Millisecond, resumed: true, produced: 100, acked: 100},
+		{scenario: "seed", peer: "kcat", fatal: []string{"Fatal error: sequence desynchronization"}, stall: 30 * time.Second,
+			produced: 100, acked: 40, failed: 60, failedInLog: 3},
+	})
+	for _, want := range []string{"| seed | rollsafe | no | 1.5 s | 0 | 0 |", "| seed | kcat | **yes** | 30.0 s (never resumed) | 0 | 60 (3) |",
+		"- seed/kcat: Fatal error: sequence desynchronization"} {
+		if !strings.Contains(tab, want) {
+			t.Errorf("table lacks %q:\n%s", want, tab)
+		}
+	}
+}
