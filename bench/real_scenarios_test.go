@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,9 +18,12 @@ import (
 )
 
 // The real-cluster scenarios run every peer against one 3-broker Apache
-// Kafka cluster (kafkatest). By default (and in CI) the clean and seed
-// scenarios run for every peer; ROLLSAFE_PEER_SCENARIOS=all runs all six,
-// or names some (comma separated); ROLLSAFE_PEERS names the peers to run.
+// Kafka cluster (kafkatest), all peers at once, each on its own topic
+// whose partitions have the same replicas in the same order, so one fault
+// (a broker stopped, killed, paused or blackholed) hits every peer at the
+// same moment in the same way. By default (and in CI) the clean and seed
+// scenarios run; ROLLSAFE_PEER_SCENARIOS=all runs all six, or names some
+// (comma separated); ROLLSAFE_PEERS names the peers to run.
 // ROLLSAFE_PEERS_TABLE=file writes the results as a markdown table.
 //
 //	cd bench && ROLLSAFE_PEER_SCENARIOS=all go test -run TestRealPeers -v -timeout 60m
@@ -80,13 +84,13 @@ type scenario struct {
 	opts peerOpts
 	// fault runs while the load flows; it ends with production having
 	// been given the chance to resume.
-	fault func(r *realRun)
+	fault func(g *realGroup)
 }
 
 var realScenarios = []scenario{
-	{"clean", peerOpts{}, func(r *realRun) {
+	{"clean", peerOpts{}, func(g *realGroup) {
 		for p := range int32(realParts) {
-			r.awaitAcks(p, 200, "clean load")
+			g.awaitAcks(p, 200, "clean load")
 		}
 	}},
 	{"seed", peerOpts{}, faultSeed},
@@ -150,14 +154,15 @@ func TestRealPeers(t *testing.T) {
 		if !slices.Contains(wantSc, sc.name) {
 			continue
 		}
-		for _, p := range peers {
-			t.Run(sc.name+"/"+p.name, func(t *testing.T) {
-				res := runScenario(t, c, sc, p)
+		t.Run(sc.name, func(t *testing.T) {
+			for _, res := range runScenario(t, c, sc, peers) {
 				results = append(results, res)
-				t.Log(res.line())
-				res.judge(t)
-			})
-		}
+				t.Run(res.peer, func(t *testing.T) {
+					t.Log(res.line())
+					res.judge(t)
+				})
+			}
+		})
 	}
 	table := resultsTable(results)
 	t.Log("\n" + table)
@@ -171,8 +176,7 @@ func TestRealPeers(t *testing.T) {
 // realRun is one peer under load in one scenario.
 type realRun struct {
 	t     *testing.T
-	c     *kafkatest.Cluster
-	ctx   context.Context
+	peer  string
 	topic string
 	sess  peerSession
 	tl    *tally
@@ -187,48 +191,99 @@ type realRun struct {
 	ended    time.Time
 }
 
-func runScenario(t *testing.T, c *kafkatest.Cluster, sc scenario, p realPeer) peerResult {
+// realGroup is every peer of a scenario under load at once, and the
+// fault they share.
+type realGroup struct {
+	t      *testing.T
+	c      *kafkatest.Cluster
+	ctx    context.Context
+	runs   []*realRun
+	topics []string
+	began  time.Time
+}
+
+// replicaOrder gives every topic of a scenario the same replicas, in the
+// same order, per partition: partition p prefers broker p mod 3.
+func replicaOrder(brokers int) [][]int32 {
+	out := make([][]int32, realParts)
+	for p := range out {
+		for i := range brokers {
+			out[p] = append(out[p], int32((p+i)%brokers))
+		}
+	}
+	return out
+}
+
+func runScenario(t *testing.T, c *kafkatest.Cluster, sc scenario, peers []realPeer) []peerResult {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	topic := sc.name + "-" + p.name
-	if err := c.CreateTopic(ctx, kafkatest.Topic{Name: topic, Partitions: realParts, Replication: 3,
-		Configs: map[string]string{"min.insync.replicas": "2"}}); err != nil {
-		t.Fatal(err)
+	g := &realGroup{t: t, c: c, ctx: ctx}
+	for _, p := range peers {
+		topic := sc.name + "-" + p.name
+		if err := c.CreateTopic(ctx, kafkatest.Topic{Name: topic, Assignment: replicaOrder(c.Brokers()),
+			Configs: map[string]string{"min.insync.replicas": "2"}}); err != nil {
+			t.Fatal(err)
+		}
+		g.topics = append(g.topics, topic)
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Log(c.LogTails(40))
 		}
-		if err := restoreCluster(c, topic); err != nil {
+		if err := restoreCluster(c, g.topics); err != nil {
 			t.Errorf("restore the cluster: %v", err)
 		}
 	})
-	r := &realRun{t: t, c: c, ctx: ctx, topic: topic, tl: newTally()}
-	sess, err := p.start(ctx, c.Addrs(), topic, sc.opts, r.tl)
-	if err != nil {
-		t.Fatalf("start %s: %v", p.name, err)
+	for i, p := range peers {
+		r := &realRun{t: t, peer: p.name, topic: g.topics[i], tl: newTally()}
+		sess, err := p.start(ctx, c.Addrs(), r.topic, sc.opts, r.tl)
+		if err != nil {
+			for _, r := range g.runs {
+				_ = r.sess.finish(ctx)
+			}
+			t.Fatalf("start %s: %v", p.name, err)
+		}
+		r.sess = sess
+		g.runs = append(g.runs, r)
 	}
-	r.sess = sess
-	r.run()
+	g.began = time.Now()
+	for _, r := range g.runs {
+		r.run()
+	}
 	for p := range int32(realParts) {
-		r.awaitAcks(p, 50, "warm-up")
+		g.awaitAcks(p, 50, "warm-up")
 	}
-	r.from = time.Now()
-	sc.fault(r)
-	r.halt()
-	fctx, fcancel := context.WithTimeout(ctx, realFinishWait)
-	defer fcancel()
-	if err := sess.finish(fctx); err != nil {
-		r.note("finish: %v", err)
+	for _, r := range g.runs {
+		r.from = time.Now()
 	}
-	log, err := readback.ReadTopic(ctx, c.Addrs(), topic)
-	if err != nil {
-		t.Fatalf("read back: %v", err)
+	sc.fault(g)
+	for _, r := range g.runs {
+		r.halt()
 	}
-	return r.result(sc.name, p.name, log)
+	// Every peer flushes and closes at once, each bounded.
+	var wg sync.WaitGroup
+	for _, r := range g.runs {
+		wg.Go(func() {
+			fctx, fcancel := context.WithTimeout(ctx, realFinishWait)
+			defer fcancel()
+			if err := r.sess.finish(fctx); err != nil {
+				r.note(g.began, "finish: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	var results []peerResult
+	for _, r := range g.runs {
+		log, err := readback.ReadTopic(ctx, c.Addrs(), r.topic)
+		if err != nil {
+			t.Fatalf("read back %s: %v", r.topic, err)
+		}
+		results = append(results, r.result(sc.name, r.peer, log))
+	}
+	return results
 }
 
-func restoreCluster(c *kafkatest.Cluster, topic string) error {
+func restoreCluster(c *kafkatest.Cluster, topics []string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	for id := range int32(c.Brokers()) {
@@ -244,16 +299,28 @@ func restoreCluster(c *kafkatest.Cluster, topic string) error {
 			}
 		}
 	}
-	if err := c.WaitHealthy(ctx, topic); err != nil {
-		return err
+	for _, topic := range topics {
+		if err := c.WaitHealthy(ctx, topic); err != nil {
+			return err
+		}
+		if err := c.ElectPreferredWait(ctx, topic); err != nil {
+			return err
+		}
 	}
-	return c.ElectPreferredWait(ctx, topic)
+	return nil
 }
 
-func (r *realRun) note(format string, args ...any) {
-	n := fmt.Sprintf("%6.1fs ", time.Since(r.began).Seconds()) + fmt.Sprintf(format, args...)
-	r.notes = append(r.notes, n)
-	r.t.Log(n)
+func (r *realRun) note(since time.Time, format string, args ...any) {
+	r.notes = append(r.notes, fmt.Sprintf("%6.1fs ", time.Since(since).Seconds())+fmt.Sprintf(format, args...))
+}
+
+// note records a step of the scenario for every peer.
+func (g *realGroup) note(format string, args ...any) {
+	n := fmt.Sprintf(format, args...)
+	g.t.Logf("%6.1fs %s", time.Since(g.began).Seconds(), n)
+	for _, r := range g.runs {
+		r.note(g.began, "%s", n)
+	}
 }
 
 // run produces records "0", "1", ... round robin over the partitions,
@@ -289,168 +356,189 @@ func (r *realRun) halt() {
 	r.ended = time.Now()
 }
 
-// awaitAcks waits until partition p has n more acknowledgements than now,
-// noting it (not failing: a peer that stops producing is a result) when
-// they do not come.
-func (r *realRun) awaitAcks(p int32, n int, what string) bool {
-	want := r.tl.acked(p) + n
-	within := realWait
-	if r.tl.isFatal() {
-		within = deadPeerWait
+// awaitAcks waits until partition p of every peer has n more
+// acknowledgements than now, noting (not failing: a peer that stops
+// producing is a result) each peer whose acknowledgements do not come
+// within realWait (deadPeerWait once it went fatal).
+func (g *realGroup) awaitAcks(p int32, n int, what string) {
+	want := make([]int, len(g.runs))
+	for i, r := range g.runs {
+		want[i] = r.tl.acked(p) + n
 	}
-	deadline := time.Now().Add(within)
-	for r.tl.acked(p) < want {
-		if time.Now().After(deadline) {
-			r.note("%s: partition %d got %d of %d acknowledgements within %v", what, p, r.tl.acked(p)-(want-n), n, within)
-			return false
+	start := time.Now()
+	waiting := len(g.runs)
+	done := make([]bool, len(g.runs))
+	for waiting > 0 {
+		for i, r := range g.runs {
+			if done[i] {
+				continue
+			}
+			within := realWait
+			if r.tl.isFatal() {
+				within = deadPeerWait
+			}
+			switch {
+			case r.tl.acked(p) >= want[i]:
+			case time.Since(start) > within:
+				r.note(g.began, "%s: partition %d got %d of %d acknowledgements within %v", what, p, r.tl.acked(p)-(want[i]-n), n, within)
+				g.t.Logf("%s: %s: partition %d got %d of %d acknowledgements within %v", r.peer, what, p, r.tl.acked(p)-(want[i]-n), n, within)
+			default:
+				continue
+			}
+			done[i] = true
+			waiting--
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	return true
 }
 
-func (r *realRun) leaderOf(p int32) int32 {
-	r.t.Helper()
-	l, err := r.c.Leader(r.ctx, r.topic, p)
+// leaderOf returns partition p's leader (the same broker for every
+// peer's topic while no fault is on).
+func (g *realGroup) leaderOf(p int32) int32 {
+	g.t.Helper()
+	l, err := g.c.Leader(g.ctx, g.topics[0], p)
 	if err != nil || l < 0 {
-		r.t.Fatalf("leader of %s[%d]: %d, %v", r.topic, p, l, err)
+		g.t.Fatalf("leader of %s[%d]: %d, %v", g.topics[0], p, l, err)
 	}
 	return l
 }
 
-// waitMoved waits until partition p is led by a broker other than from.
-func (r *realRun) waitMoved(p, from int32) int32 {
-	r.t.Helper()
-	if err := r.c.WaitFor(r.ctx, r.topic, "led away from the faulted broker", func(q kafkatest.Partition) bool {
-		return q.ID != p || (q.Leader >= 0 && q.Leader != from)
-	}); err != nil {
-		r.t.Fatal(err)
+// waitMoved waits until partition p of every topic is led by a broker
+// other than from.
+func (g *realGroup) waitMoved(p, from int32) {
+	g.t.Helper()
+	for _, topic := range g.topics {
+		if err := g.c.WaitFor(g.ctx, topic, "led away from the faulted broker", func(q kafkatest.Partition) bool {
+			return q.ID != p || (q.Leader >= 0 && q.Leader != from)
+		}); err != nil {
+			g.t.Fatal(err)
+		}
 	}
-	return r.leaderOf(p)
 }
 
-// handBack waits for a full ISR and runs the preferred-leader election,
-// then checks broker to leads p again.
-func (r *realRun) handBack(p, to int32) {
-	r.t.Helper()
-	if err := r.c.WaitHealthy(r.ctx, r.topic); err != nil {
-		r.t.Fatal(err)
+// handBack waits for a full ISR and runs the preferred-leader election on
+// every topic, then checks broker to leads p again.
+func (g *realGroup) handBack(p, to int32) {
+	g.t.Helper()
+	for _, topic := range g.topics {
+		if err := g.c.WaitHealthy(g.ctx, topic); err != nil {
+			g.t.Fatal(err)
+		}
+		if err := g.c.ElectPreferredWait(g.ctx, topic); err != nil {
+			g.t.Fatal(err)
+		}
+		if l, err := g.c.Leader(g.ctx, topic, p); err != nil || l != to {
+			g.t.Fatalf("after the preferred-leader election %s[%d] is led by %d (%v), want %d", topic, p, l, err, to)
+		}
 	}
-	if err := r.c.ElectPreferredWait(r.ctx, r.topic); err != nil {
-		r.t.Fatal(err)
-	}
-	if l := r.leaderOf(p); l != to {
-		r.t.Fatalf("after the preferred-leader election %s[%d] is led by %d, want %d", r.topic, p, l, to)
+}
+
+func (g *realGroup) awaitAll(n int, what string) {
+	for p := range int32(realParts) {
+		g.awaitAcks(p, n, what)
 	}
 }
 
 // faultSeed is confluent-kafka-go#830's sequence: the leader of partition
 // 0 is stopped with a controlled shutdown, restarted, and a
 // preferred-leader election hands its partitions back.
-func faultSeed(r *realRun) {
-	victim := r.leaderOf(0)
-	if err := r.c.Stop(r.ctx, victim); err != nil {
-		r.t.Fatal(err)
+func faultSeed(g *realGroup) {
+	victim := g.leaderOf(0)
+	if err := g.c.Stop(g.ctx, victim); err != nil {
+		g.t.Fatal(err)
 	}
-	r.note("broker %d stopped (controlled); partition 0 now led by %d", victim, r.waitMoved(0, victim))
-	r.awaitAcks(0, 150, "after the stop")
-	if err := r.c.Start(r.ctx, victim); err != nil {
-		r.t.Fatal(err)
+	g.waitMoved(0, victim)
+	g.note("broker %d stopped (controlled); partition 0 led elsewhere", victim)
+	g.awaitAcks(0, 150, "after the stop")
+	if err := g.c.Start(g.ctx, victim); err != nil {
+		g.t.Fatal(err)
 	}
-	r.handBack(0, victim)
-	r.note("broker %d restarted and leads partition 0 again", victim)
-	for p := range int32(realParts) {
-		r.awaitAcks(p, 150, "after the hand-back")
-	}
+	g.handBack(0, victim)
+	g.note("broker %d restarted and leads partition 0 again", victim)
+	g.awaitAll(150, "after the hand-back")
 }
 
 // faultKill: the leader of partition 0 is killed (SIGKILL), restarted, and
 // takes its partitions back.
-func faultKill(r *realRun) {
-	victim := r.leaderOf(0)
-	if err := r.c.Kill(victim); err != nil {
-		r.t.Fatal(err)
+func faultKill(g *realGroup) {
+	victim := g.leaderOf(0)
+	if err := g.c.Kill(victim); err != nil {
+		g.t.Fatal(err)
 	}
-	r.note("broker %d killed; partition 0 now led by %d", victim, r.waitMoved(0, victim))
-	r.awaitAcks(0, 150, "after the kill")
-	if err := r.c.Start(r.ctx, victim); err != nil {
-		r.t.Fatal(err)
+	g.waitMoved(0, victim)
+	g.note("broker %d killed; partition 0 led elsewhere", victim)
+	g.awaitAcks(0, 150, "after the kill")
+	if err := g.c.Start(g.ctx, victim); err != nil {
+		g.t.Fatal(err)
 	}
-	r.handBack(0, victim)
-	for p := range int32(realParts) {
-		r.awaitAcks(p, 150, "after the hand-back")
-	}
+	g.handBack(0, victim)
+	g.note("broker %d restarted and leads partition 0 again", victim)
+	g.awaitAll(150, "after the hand-back")
 }
 
 // faultRoll: one rolling restart, each broker in turn stopped (controlled),
 // restarted and handed its partitions back.
-func faultRoll(r *realRun) {
-	for id := range int32(r.c.Brokers()) {
-		before, err := r.c.Partitions(r.ctx, r.topic)
-		if err != nil {
-			r.t.Fatal(err)
-		}
-		if err := r.c.Stop(r.ctx, id); err != nil {
-			r.t.Fatal(err)
-		}
-		for _, p := range before {
-			if p.Leader == id {
-				r.waitMoved(p.ID, id)
-			}
-		}
-		if err := r.c.Start(r.ctx, id); err != nil {
-			r.t.Fatal(err)
-		}
-		if err := r.c.WaitHealthy(r.ctx, r.topic); err != nil {
-			r.t.Fatal(err)
-		}
-		if err := r.c.ElectPreferredWait(r.ctx, r.topic); err != nil {
-			r.t.Fatal(err)
+func faultRoll(g *realGroup) {
+	for id := range int32(g.c.Brokers()) {
+		if err := g.c.Stop(g.ctx, id); err != nil {
+			g.t.Fatal(err)
 		}
 		for p := range int32(realParts) {
-			r.awaitAcks(p, 50, fmt.Sprintf("after broker %d's restart", id))
+			g.waitMoved(p, id)
 		}
-		r.note("broker %d restarted", id)
+		g.note("broker %d stopped (controlled)", id)
+		if err := g.c.Start(g.ctx, id); err != nil {
+			g.t.Fatal(err)
+		}
+		for _, topic := range g.topics {
+			if err := g.c.WaitHealthy(g.ctx, topic); err != nil {
+				g.t.Fatal(err)
+			}
+			if err := g.c.ElectPreferredWait(g.ctx, topic); err != nil {
+				g.t.Fatal(err)
+			}
+		}
+		g.note("broker %d restarted and handed its partitions back", id)
+		g.awaitAll(50, fmt.Sprintf("after broker %d's restart", id))
 	}
 }
 
 // faultZombie: the leader of partition 0 is frozen (SIGSTOP) for three
 // request timeouts; the controller fences it and elects another leader;
 // then it resumes deposed and takes its partitions back.
-func faultZombie(r *realRun) {
-	victim := r.leaderOf(0)
-	if err := r.c.Pause(victim); err != nil {
-		r.t.Fatal(err)
+func faultZombie(g *realGroup) {
+	victim := g.leaderOf(0)
+	if err := g.c.Pause(victim); err != nil {
+		g.t.Fatal(err)
 	}
 	paused := time.Now()
-	r.note("broker %d paused; partition 0 led by %d after %v", victim, r.waitMoved(0, victim), time.Since(paused).Round(time.Millisecond))
-	r.awaitAcks(0, 150, "while the leader is paused")
+	g.waitMoved(0, victim)
+	g.note("broker %d paused; partition 0 led elsewhere after %v", victim, time.Since(paused).Round(time.Millisecond))
+	g.awaitAcks(0, 150, "while the leader is paused")
 	if d := time.Since(paused); d < 3*zombieTimeout {
 		time.Sleep(3*zombieTimeout - d)
 	}
-	if err := r.c.Resume(victim); err != nil {
-		r.t.Fatal(err)
+	if err := g.c.Resume(victim); err != nil {
+		g.t.Fatal(err)
 	}
-	r.note("broker %d resumed after %v", victim, time.Since(paused).Round(time.Millisecond))
-	r.handBack(0, victim)
-	for p := range int32(realParts) {
-		r.awaitAcks(p, 150, "after the hand-back")
-	}
+	g.note("broker %d resumed after %v", victim, time.Since(paused).Round(time.Millisecond))
+	g.handBack(0, victim)
+	g.awaitAll(150, "after the hand-back")
 }
 
 // faultBlackhole: every client connection to the leader of partition 0
 // goes silent for three request timeouts (the brokers keep replicating),
 // then heals and the held bytes arrive late.
-func faultBlackhole(r *realRun) {
-	victim := r.leaderOf(0)
-	r.c.Proxy(victim).Set(kafkatest.Blackhole, 0)
+func faultBlackhole(g *realGroup) {
+	victim := g.leaderOf(0)
+	g.c.Proxy(victim).Set(kafkatest.Blackhole, 0)
 	time.Sleep(3 * zombieTimeout)
-	r.c.Proxy(victim).Heal()
-	if l := r.leaderOf(0); l != victim {
-		r.t.Fatalf("leadership moved during a client-side blackhole (%d -> %d)", victim, l)
+	g.c.Proxy(victim).Heal()
+	for _, topic := range g.topics {
+		if l, err := g.c.Leader(g.ctx, topic, 0); err != nil || l != victim {
+			g.t.Fatalf("%s[0]: leadership moved during a client-side blackhole (%d -> %d, %v)", topic, victim, l, err)
+		}
 	}
-	r.note("broker %d blackholed for %v, healed", victim, 3*zombieTimeout)
-	for p := range int32(realParts) {
-		r.awaitAcks(p, 150, "after the heal")
-	}
+	g.note("broker %d blackholed for %v, healed", victim, 3*zombieTimeout)
+	g.awaitAll(150, "after the heal")
 }
