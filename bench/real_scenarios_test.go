@@ -224,7 +224,9 @@ func replicaOrder(brokers int) [][]int32 {
 }
 
 func runScenario(t *testing.T, c *kafkatest.Cluster, sc scenario, peers []realPeer) []peerResult {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	// Bounds the scenario's cluster operations; under a loaded machine a
+	// scenario whose peers stall takes minutes (each wait is realWait).
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	g := &realGroup{t: t, c: c, ctx: ctx}
 	for _, p := range peers {
@@ -283,7 +285,9 @@ func runScenario(t *testing.T, c *kafkatest.Cluster, sc scenario, peers []realPe
 	wg.Wait()
 	var results []peerResult
 	for _, r := range g.runs {
-		log, err := readback.ReadTopic(ctx, c.Addrs(), r.topic)
+		rctx, rcancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		log, err := readback.ReadTopic(rctx, c.Addrs(), r.topic)
+		rcancel()
 		if err != nil {
 			t.Fatalf("read back %s: %v", r.topic, err)
 		}
