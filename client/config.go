@@ -110,7 +110,8 @@ func DisableIdempotence() Option { return func(c *config) { c.idempotent = false
 func MaxInFlight(n int) Option { return func(c *config) { c.maxInFlight = n } }
 
 // Linger sets how long a batch waits for more records before it is sent
-// (default 5ms; 0 sends as soon as a sender is free).
+// (default 5ms; 0 also selects 5ms, a negative d is a config error). For
+// batches that close almost at once give a tiny d (time.Microsecond).
 func Linger(d time.Duration) Option { return func(c *config) { c.linger = d } }
 
 // Compression sets the codec (default gzip) and level (compress.DefaultLevel

@@ -266,9 +266,6 @@ func (m *Metadata) getConn(ctx context.Context) (*Conn, error) {
 	// tried last (so the attempt after one that failed or hung goes to
 	// another broker); the bootstrap list only after them, as an address
 	// there may be one a broker left.
-	if i := slices.Index(known, m.lastTried); i >= 0 {
-		known = append(known[i+1:], known[:i+1]...)
-	}
 	addrs := append(known, m.bootstrap...)
 	seen := make(map[string]bool, len(addrs))
 	addrs = slices.DeleteFunc(addrs, func(a string) bool {
@@ -276,6 +273,12 @@ func (m *Metadata) getConn(ctx context.Context) (*Conn, error) {
 		seen[a] = true
 		return dup
 	})
+	// Before the first answer there are only bootstrap addresses: they
+	// rotate too, or a bootstrap broker that hangs would take every
+	// refresh whose timeout one attempt fills.
+	if i := slices.Index(addrs, m.lastTried); i >= 0 {
+		addrs = append(addrs[i+1:], addrs[:i+1]...)
+	}
 	if len(addrs) == 0 {
 		return nil, fmt.Errorf("%w: empty bootstrap list", ErrNoBroker)
 	}

@@ -24,7 +24,8 @@ type broker struct {
 	cancel context.CancelFunc
 	conns  map[net.Conn]struct{}
 	wg     sync.WaitGroup // connections of the current run
-	lnWG   sync.WaitGroup // the accept loop, which lives as long as the cluster
+	lnWG   sync.WaitGroup // every accept loop (ghosts' too), for Close
+	lnDone chan struct{}  // closed when the current listener's accept loop ends
 	delay  time.Duration
 	lag    time.Duration
 	lagSet bool
@@ -57,7 +58,9 @@ func (b *broker) start() error {
 		b.addr = ln.Addr().String()
 		b.ln = ln
 		b.lnWG.Add(1)
-		go b.acceptLoop(ln)
+		done := make(chan struct{})
+		b.lnDone = done
+		go func() { defer close(done); b.acceptLoop(ln) }()
 	}
 	b.up = true
 	b.ctx, b.cancel = context.WithCancel(context.Background())

@@ -35,7 +35,7 @@ func (c *Cluster) StartBrokerAt(id int32, addr string) (string, error) {
 		c.mu.Unlock()
 		return addr, c.StartBroker(id)
 	}
-	old := b.ln
+	old, oldDone := b.ln, b.lnDone
 	b.ln, b.addr = nil, addr
 	if b.silent && old != nil {
 		// The accept loop of old keeps holding what reaches it.
@@ -46,9 +46,10 @@ func (c *Cluster) StartBrokerAt(id int32, addr string) (string, error) {
 	c.mu.Unlock()
 	if old != nil {
 		// The accept loop takes c.mu for each connection: wait for it
-		// without holding the lock.
+		// without holding the lock — for old's loop only: a ghost's
+		// (an address the broker left vanished) keeps running.
 		_ = old.Close()
-		b.lnWG.Wait()
+		<-oldDone
 	}
 	if err := c.StartBroker(id); err != nil {
 		return "", err

@@ -49,6 +49,7 @@ func chaosConfig(seed int64) scenario.ChaosConfig {
 		// later) and appends landing after the producer gave up.
 		Late:        true,
 		MoveBrokers: true,
+		Vanish:      true,
 	}
 	if seed%10 == 5 {
 		c.Stall = 2500 * time.Millisecond
@@ -137,6 +138,18 @@ func chaosRun(t *testing.T, seed int64, deterministic bool) (sched scenario.Sche
 		return chaosRunIn(seed, nil)
 	}
 	synctest.Test(t, func(*testing.T) {
+		// A schedule takes a few virtual minutes at most; one still
+		// running after an hour of virtual time is a hang (virtual time
+		// runs on while the producer's timers fire): say which, and stop.
+		done := make(chan struct{})
+		defer close(done)
+		go func() {
+			select {
+			case <-done:
+			case <-time.After(time.Hour):
+				panic(fmt.Sprintf("chaos seed %d: still running after an hour of virtual time (a hang); reproduce: go test ./client/conformance -run 'Chaos$' -chaos.seed=%d -v", seed, seed))
+			}
+		}()
 		sched, detail, tr, err = chaosRunIn(seed, memnet.New(uint64(seed)))
 	})
 	return sched, detail, tr, err
