@@ -68,7 +68,8 @@ func (nd *node) format(ctx context.Context, cfg Config, clusterID string) error 
 	// A short-lived JVM: no optimising JIT, the simplest GC.
 	args := []string{"-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData",
 		"-Dlog4j2.configurationFile=" + filepath.Join(nd.dir, "log4j2.properties"), "-cp", cfg.Runtime.Classpath(),
-		"kafka.tools.StorageTool", "format", "--cluster-id", clusterID, "--config", nd.propsPath(), "--ignore-formatted"}
+		// "--cluster-id=ID" in one argument: a random id may start with "-".
+		"kafka.tools.StorageTool", "format", "--cluster-id=" + clusterID, "--config", nd.propsPath(), "--ignore-formatted"}
 	args = append(args, scramFormatArgs(cfg)...)
 	cmd := exec.CommandContext(ctx, cfg.Runtime.Java, args...)
 	var out bytes.Buffer
