@@ -107,3 +107,18 @@ func (r *rig) followers(t *testing.T, p int32) (int32, []int32) {
 func natural(m func(sim.ProduceRecord) bool) func(sim.ProduceRecord) bool {
 	return func(pr sim.ProduceRecord) bool { return pr.Fault == "" && m(pr) }
 }
+
+// stopOneFollower warms partition 0 up (50 records, fully replicated),
+// then stops one of its followers copying (it falls out of the ISR) and
+// makes the other copy each batch 20 ms late. It returns the two.
+func (r *rig) stopOneFollower(t *testing.T) (behind, slow int32) {
+	t.Helper()
+	r.produceTo(context.Background(), "warm", 50, one(0))
+	r.check(t, r.wait(10*time.Second), "warm-up")
+	r.replicated(t, 0)
+	_, fs := r.followers(t, 0)
+	behind, slow = fs[0], fs[1]
+	r.check(t, r.c.PauseReplication(topic, 0, behind), "pause")
+	r.check(t, r.c.SetFollowerLag(slow, 20*time.Millisecond), "lag")
+	return behind, slow
+}

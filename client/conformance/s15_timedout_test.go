@@ -32,13 +32,7 @@ func TestConformance15TimedOutThenRefilled(t *testing.T) {
 			client.Linger(time.Millisecond), client.RetryBackoff(1500 * time.Millisecond),
 		}})
 		ctx := context.Background()
-		r.produceTo(ctx, "warm", 50, one(0))
-		r.check(t, r.wait(10*time.Second), "warm-up")
-		r.replicated(t, 0)
-		_, fs := r.followers(t, 0)
-		behind, slow := fs[0], fs[1]
-		r.check(t, r.c.PauseReplication(topic, 0, behind), "pause")
-		r.check(t, r.c.SetFollowerLag(slow, 20*time.Millisecond), "lag")
+		behind, slow := r.stopOneFollower(t)
 		r.check(t, r.c.InjectErrorAfterAppend(topic, 0, codeRequestTimedOut, 1), "b1 unknown")
 		// Slow answers: B2 is sent before B1's answer comes back.
 		leader, _ := r.c.Leader(topic, 0)
