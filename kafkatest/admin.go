@@ -204,19 +204,26 @@ func (c *Cluster) ElectPreferred(ctx context.Context, topic string, partitions .
 			partitions = append(partitions, p.ID)
 		}
 	}
+	return c.electLeaders(ctx, 0, "elect leaders", topic, partitions)
+}
+
+// electLeaders sends ElectLeaders (API 43) of electionType (0 preferred,
+// 1 unclean) for topic's partitions; a partition that needs no election
+// (ELECTION_NOT_NEEDED) is not an error. what names the call in errors.
+func (c *Cluster) electLeaders(ctx context.Context, electionType int8, what, topic string, partitions []int32) error {
 	req := kmsg.NewPtrElectLeadersRequest()
-	req.ElectionType = 0 // preferred
+	req.ElectionType = electionType
 	req.TimeoutMillis = 30000
 	rt := kmsg.NewElectLeadersRequestTopic()
 	rt.Topic, rt.Partitions = topic, partitions
 	req.Topics = []kmsg.ElectLeadersRequestTopic{rt}
 	resp, err := c.request(ctx, req)
 	if err != nil {
-		return fmt.Errorf("kafkatest: elect leaders of %s: %w", topic, err)
+		return fmt.Errorf("kafkatest: %s of %s: %w", what, topic, err)
 	}
 	r := resp.(*kmsg.ElectLeadersResponse)
 	if r.ErrorCode != 0 {
-		return fmt.Errorf("kafkatest: elect leaders of %s: %w", topic, protocol.ErrorForCode(r.ErrorCode))
+		return fmt.Errorf("kafkatest: %s of %s: %w", what, topic, protocol.ErrorForCode(r.ErrorCode))
 	}
 	var errs []error
 	for _, t := range r.Topics {
@@ -232,7 +239,7 @@ func (c *Cluster) ElectPreferred(ctx context.Context, topic string, partitions .
 		}
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("kafkatest: elect leaders: %w", errors.Join(errs...))
+		return fmt.Errorf("kafkatest: %s: %w", what, errors.Join(errs...))
 	}
 	return nil
 }

@@ -2,14 +2,9 @@ package kafkatest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
-
-	"github.com/twmb/franz-go/pkg/kmsg"
-
-	"github.com/rollsafe/rollsafe/protocol"
 )
 
 // ElectUnclean runs an unclean leader election (ElectLeaders, API 43,
@@ -22,37 +17,7 @@ func (c *Cluster) ElectUnclean(ctx context.Context, topic string, partitions ...
 	if len(partitions) == 0 {
 		return fmt.Errorf("kafkatest: elect unclean leaders of %s: no partition named", topic)
 	}
-	req := kmsg.NewPtrElectLeadersRequest()
-	req.ElectionType = 1 // unclean
-	req.TimeoutMillis = 30000
-	rt := kmsg.NewElectLeadersRequestTopic()
-	rt.Topic, rt.Partitions = topic, partitions
-	req.Topics = []kmsg.ElectLeadersRequestTopic{rt}
-	resp, err := c.request(ctx, req)
-	if err != nil {
-		return fmt.Errorf("kafkatest: elect unclean leaders of %s: %w", topic, err)
-	}
-	r := resp.(*kmsg.ElectLeadersResponse)
-	if r.ErrorCode != 0 {
-		return fmt.Errorf("kafkatest: elect unclean leaders of %s: %w", topic, protocol.ErrorForCode(r.ErrorCode))
-	}
-	var errs []error
-	for _, t := range r.Topics {
-		for _, p := range t.Partitions {
-			if p.ErrorCode == 0 || p.ErrorCode == int16(protocol.ElectionNotNeeded) {
-				continue
-			}
-			msg := ""
-			if p.ErrorMessage != nil {
-				msg = *p.ErrorMessage
-			}
-			errs = append(errs, protocol.PartitionError(p.ErrorCode, t.Topic, p.Partition, msg))
-		}
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("kafkatest: elect unclean leaders: %w", errors.Join(errs...))
-	}
-	return nil
+	return c.electLeaders(ctx, 1, "elect unclean leaders", topic, partitions)
 }
 
 // ElectUncleanWait retries ElectUnclean until topic's partition is led by

@@ -63,28 +63,7 @@ func cluster(t *testing.T, topics ...string) *kafkatest.Cluster {
 func restore(c *kafkatest.Cluster, topics []string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	for id := range int32(c.Brokers()) {
-		c.Proxy(id).Heal()
-		if c.Paused(id) {
-			if err := c.Resume(id); err != nil {
-				return err
-			}
-		}
-		if !c.Running(id) {
-			if err := c.Start(ctx, id); err != nil {
-				return err
-			}
-		}
-	}
-	for _, topic := range topics {
-		if err := c.WaitHealthy(ctx, topic); err != nil {
-			return err
-		}
-		if err := c.ElectPreferredWait(ctx, topic); err != nil {
-			return err
-		}
-	}
-	return nil
+	return c.Restore(ctx, topics...)
 }
 
 // newTopic creates a topic of parts partitions (replication 3,
