@@ -78,11 +78,7 @@ func startRollsafe(_ context.Context, addrs []string, topic string, o peerOpts, 
 	s := &rollsafeSession{p: p, topic: topic, tl: tl}
 	s.cb = func(r *client.Record, err error) {
 		defer s.wg.Done()
-		if err != nil {
-			s.tl.fail(valueID(r.Value), r.Partition, err.Error())
-			return
-		}
-		s.tl.ack(valueID(r.Value), r.Partition, r.Offset)
+		s.tl.outcome(r.Value, r.Partition, r.Offset, err)
 	}
 	return s, nil
 }
@@ -147,11 +143,7 @@ func startKgo(_ context.Context, addrs []string, topic string, o peerOpts, tl *t
 	s := &kgoSession{cl: cl, topic: topic, tl: tl}
 	s.promise = func(r *kgo.Record, err error) {
 		defer s.wg.Done()
-		if err != nil {
-			s.tl.fail(valueID(r.Value), r.Partition, err.Error())
-			return
-		}
-		s.tl.ack(valueID(r.Value), r.Partition, r.Offset)
+		s.tl.outcome(r.Value, r.Partition, r.Offset, err)
 	}
 	return s, nil
 }

@@ -38,6 +38,16 @@ func newTally() *tally {
 // librdkafka's "Fatal error" / _FATAL, the Java producer's fatal state.
 var fatalRE = regexp.MustCompile(`(?i)fatal`)
 
+// outcome records a producer callback's result for the record whose
+// value is value: acknowledged at off, or failed with err.
+func (t *tally) outcome(value []byte, p int32, off int64, err error) {
+	if err != nil {
+		t.fail(valueID(value), p, err.Error())
+		return
+	}
+	t.ack(valueID(value), p, off)
+}
+
 func (t *tally) ack(id string, p int32, off int64) {
 	now := time.Now()
 	t.mu.Lock()
