@@ -171,7 +171,6 @@ func TestMaxBufferedStalledBroker(t *testing.T) {
 	}
 	require.LessOrEqual(t, peakRecs, maxRecords, "records buffered beyond MaxBuffered")
 	require.LessOrEqual(t, peakBytes, int64(maxBytes), "bytes buffered beyond MaxBuffered")
-	require.Greater(t, full.Load(), int64(attempts/2), "TryProduce refused too few records with the broker stalled")
 
 	// Produce waits for room only until its ctx ends.
 	short, cancelShort := context.WithTimeout(ctx, 100*time.Millisecond)
@@ -194,6 +193,10 @@ func TestMaxBufferedStalledBroker(t *testing.T) {
 	require.NoError(t, rp.o.wait(ctx))
 	require.ErrorIs(t, waitErr, client.ErrNotWritten, "Produce past its ctx with a full buffer")
 	require.Zero(t, other.Load(), "unexpected outcomes, first: %v", firstOther.Load())
+	// Counted once every callback has run: a refusal's callback goes
+	// through the callback queue, so it may still be queued when the
+	// offering loop ends.
+	require.Greater(t, full.Load(), int64(attempts/2), "TryProduce refused too few records with the broker stalled")
 	require.Equal(t, int64(attempts), accepted.Load()+full.Load())
 	t.Logf("accepted %d, refused %d, peak buffered %d records / %d bytes, heap +%d KiB", accepted.Load(), full.Load(), peakRecs, peakBytes, grown>>10)
 }
