@@ -151,6 +151,9 @@ func freePorts(n int) ([]int, error) {
 // ID is the cluster id every node was formatted with.
 func (c *Cluster) ID() string { return c.clusterID }
 
+// Dir is the directory holding every node's config, data and log.
+func (c *Cluster) Dir() string { return c.cfg.Dir }
+
 // Brokers is the number of nodes.
 func (c *Cluster) Brokers() int { return len(c.nodes) }
 

@@ -2,42 +2,158 @@ package kafka_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollsafe/rollsafe/confluent/kafka"
 	"github.com/rollsafe/rollsafe/kafkatest"
+	"github.com/rollsafe/rollsafe/sim"
 )
 
-// TestProgramsOnRealKafka runs the four confluent-kafka-go programs
-// (compiled with only their import line changed) against a real 3-node
-// Apache Kafka cluster (kafkatest), one topic each, and reads every record
-// back: each message reported delivered is in the log exactly once, at the
-// reported offset, in order. Without Java or the Kafka jars it is skipped
-// with kafkatest's message on how to fetch them (and fails under CI=true).
-// Cost: one cluster launch (tens of seconds) plus a few seconds.
-func TestProgramsOnRealKafka(t *testing.T) {
+// The real cluster's OAUTHBEARER listeners: Kafka's default server
+// callback handler, the unsecured JWS validator (kafkatest.Listener).
+const (
+	lnOAuth    = "OAUTH"     // SASL_PLAINTEXT
+	lnOAuthTLS = "OAUTH_TLS" // SASL_SSL
+)
+
+// TestOnRealKafka runs the drop-in against a real 3-node Apache Kafka
+// cluster (kafkatest) and reads every record back: each message reported
+// delivered is in the log exactly once, at the reported offset, in order,
+// and nothing else is. "programs" runs the four confluent-kafka-go programs
+// (compiled with only their import line changed), one topic each;
+// "oauthbearer" produces through the broker's SASL OAUTHBEARER listeners
+// as a confluent-kafka-go application configures them. Without Java or
+// the Kafka jars it is skipped with kafkatest's message on how to fetch
+// them (and fails under CI=true). Cost: one cluster launch (tens of
+// seconds) plus about 20 s.
+func TestOnRealKafka(t *testing.T) {
 	kafkatest.Require(t)
 	dir := buildPrograms(t)
-	c := kafkatest.LaunchT(t, kafkatest.Config{})
+	c := kafkatest.LaunchT(t, kafkatest.Config{Listeners: []kafkatest.Listener{
+		{Name: lnOAuth, Protocol: kafkatest.ProtocolSASLPlaintext, Mechanisms: []string{kafkatest.MechanismOAuthBearer}},
+		{Name: lnOAuthTLS, Protocol: kafkatest.ProtocolSASLSSL, Mechanisms: []string{kafkatest.MechanismOAuthBearer}},
+	}})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	counts := map[string]int{"async": 3000, "events": 3000, "sync": 100, "keyed": 2000}
+	topics := []string{"oauth-jwt", "oauth-refresh"}
 	for _, name := range programNames[:4] {
-		topic := "confluent-" + name
+		topics = append(topics, "confluent-"+name)
+	}
+	for _, topic := range topics {
 		require.NoError(t, c.CreateTopic(ctx, kafkatest.Topic{Name: topic, Partitions: 4, Replication: 3}))
 		require.NoError(t, c.WaitLeaders(ctx, topic))
 	}
-	for _, name := range programNames[:4] {
-		t.Run(name, func(t *testing.T) {
-			topic := "confluent-" + name
-			n := counts[name]
-			got, _ := runProgram(t, dir, name, c.Addrs(), topic, n)
-			log := verify(t, c.Addrs(), topic, values(name, n), got, true)
-			if name == "keyed" {
-				checkKeyed(t, log)
-			}
-		})
+	t.Run("programs", func(t *testing.T) {
+		for _, name := range programNames[:4] {
+			t.Run(name, func(t *testing.T) {
+				topic := "confluent-" + name
+				n := counts[name]
+				got, _ := runProgram(t, dir, name, c.Addrs(), topic, n)
+				log := verify(t, c.Addrs(), topic, values(name, n), got, true)
+				if name == "keyed" {
+					checkKeyed(t, log)
+				}
+			})
+		}
+	})
+	t.Run("oauthbearer", func(t *testing.T) {
+		t.Run("unsecure-jwt", func(t *testing.T) { oauthUnsecureJWT(t, c) })
+		t.Run("refresh-events-tls", func(t *testing.T) { oauthRefreshEvents(t, c) })
+	})
+}
+
+// realProducer makes a producer on the listener addrs with props, closed
+// (with no goroutine left) when t ends.
+func realProducer(t *testing.T, addrs []string, props kafka.ConfigMap) *kafka.Producer {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	conf := kafka.ConfigMap{"bootstrap.servers": strings.Join(addrs, ",")}
+	for k, v := range props {
+		conf[k] = v
 	}
+	p, err := kafka.NewProducer(&conf)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		p.Close()
+		waitGoroutines(t, before)
+	})
+	return p
+}
+
+// oauthUnsecureJWT: enable.sasl.oauthbearer.unsecure.jwt, the producer
+// makes its own unsecured tokens from sasl.oauthbearer.config, as
+// librdkafka does; the broker's validator accepts them.
+func oauthUnsecureJWT(t *testing.T, c *kafkatest.Cluster) {
+	p := realProducer(t, c.ListenerAddrs(lnOAuth), kafka.ConfigMap{
+		"security.protocol": "sasl_plaintext", "sasl.mechanisms": "OAUTHBEARER",
+		"enable.sasl.oauthbearer.unsecure.jwt": true,
+		"sasl.oauthbearer.config":              "principal=orders-svc lifeSeconds=3600 extension_traceId=abc",
+	})
+	topic := "oauth-jwt"
+	vals := values("jwt", 2000)
+	for _, v := range vals {
+		require.NoError(t, p.Produce(msg(&topic, v), nil))
+	}
+	got := drain(t, p.Events(), len(vals))
+	verify(t, c.Addrs(), topic, vals, got, true)
+}
+
+// oauthRefreshEvents: over TLS (ssl.ca.location), the application answers
+// OAuthBearerTokenRefresh events on Events() with SetOAuthBearerToken and
+// 4-second tokens while messages flow for about 10 s: the broker ends each
+// session when its token expires (KIP-368), so connections authenticate
+// again with the new tokens, and every message still lands exactly once.
+func oauthRefreshEvents(t *testing.T, c *kafkatest.Cluster) {
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	require.NoError(t, os.WriteFile(caFile, c.CACertPEM(), 0o600))
+	p := realProducer(t, c.ListenerAddrs(lnOAuthTLS), kafka.ConfigMap{
+		"security.protocol": "sasl_ssl", "ssl.ca.location": caFile, "sasl.mechanisms": "OAUTHBEARER",
+		"sasl.oauthbearer.config": "app=orders", "linger.ms": 5,
+	})
+	const life = 4 * time.Second
+	topic := "oauth-refresh"
+	vals := values("refresh", 500)
+	got := map[string]report{}
+	refreshes, next := 0, 0
+	deadline := time.After(90 * time.Second)
+	tick := time.NewTicker(20 * time.Millisecond) // 500 messages over about 10 s: 2.5 token lifetimes
+	defer tick.Stop()
+	for len(got) < len(vals) {
+		select {
+		case e := <-p.Events():
+			switch ev := e.(type) {
+			case kafka.OAuthBearerTokenRefresh:
+				require.Equal(t, "app=orders", ev.Config)
+				refreshes++
+				now := time.Now()
+				require.NoError(t, p.SetOAuthBearerToken(kafka.OAuthBearerToken{
+					TokenValue: sim.UnsecuredJWT("orders-svc", now, now.Add(life), nil),
+					Expiration: now.Add(life), Principal: "orders-svc"}))
+			case *kafka.Message:
+				v := string(ev.Value)
+				_, dup := got[v]
+				require.False(t, dup, "two delivery reports for %s", v)
+				got[v] = report{partition: ev.TopicPartition.Partition, offset: int64(ev.TopicPartition.Offset),
+					acked: ev.TopicPartition.Error == nil, status: ev.Status()}
+				require.NoError(t, ev.TopicPartition.Error, v)
+			}
+		case <-tick.C:
+			if next < len(vals) {
+				require.NoError(t, p.Produce(msg(&topic, vals[next]), nil))
+				next++
+			}
+		case <-deadline:
+			t.Fatalf("%d of %d delivered, %d refresh events", len(got), len(vals), refreshes)
+		}
+	}
+	require.GreaterOrEqual(t, refreshes, 3, "refresh events at 80%% of each 4 s token's lifetime over about 10 s")
+	verify(t, c.Addrs(), topic, vals, got, true)
 }

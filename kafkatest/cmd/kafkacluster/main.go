@@ -7,6 +7,24 @@
 // serves until SIGINT or SIGTERM, then stops every broker and removes the
 // cluster's files (the contract of `rollsafe sim`). The broker jars come
 // from kafkatest/fetch.sh; Java 17+ is needed.
+//
+// Secured listeners are added beside the plaintext one on request:
+//
+//	go run ./kafkatest/cmd/kafkacluster -topic events:6 -tls -sasl PLAIN,SCRAM-SHA-512,OAUTHBEARER -user alice:alice-secret
+//
+// -tls adds an SSL listener (TLS), -sasl a SASL_PLAINTEXT one (SASL) and,
+// with -tls, a SASL_SSL one (SASL_TLS), each with the mechanisms named.
+// After the first line comes one line per secured listener, in
+// librdkafka's and the Java client's property names:
+//
+//	TLS 127.0.0.1:41001,... security.protocol=SSL ssl.ca.location=DIR/ca.pem
+//	SASL 127.0.0.1:41007,... security.protocol=SASL_PLAINTEXT sasl.mechanisms=PLAIN,SCRAM-SHA-512,OAUTHBEARER sasl.username=alice sasl.password=alice-secret oauthbearer.token.file=DIR/token.jwt
+//
+// The CA certificate of the TLS listeners is written to DIR/ca.pem; with
+// OAUTHBEARER (Kafka's unsecured JWS validator: any token with "alg":"none",
+// a "sub" and a future "exp" passes) an unsecured token for the user,
+// valid -token-life, to DIR/token.jwt. Standard error says how to produce
+// through each listener with `rollsafe produce`.
 package main
 
 import (
@@ -66,6 +84,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	dir := fs.String("dir", "", "directory for configs, data and logs (default: a temporary one, removed at exit)")
 	var topics topicFlags
 	fs.Var(&topics, "topic", "NAME:PARTITIONS to create (repeatable)")
+	sec := addSecurityFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -86,6 +105,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cfg := kafkatest.Config{Brokers: *brokers, HeapMB: *heap, Dir: *dir,
 		Logf: func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) }}
+	if err := sec.apply(&cfg); err != nil {
+		fmt.Fprintf(stderr, "kafkacluster: %v\n", err)
+		return 2
+	}
 	// Launch may first wait for another kafkatest cluster on this machine.
 	startCtx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
@@ -94,7 +117,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kafkacluster: %v\n", err)
 		return 1
 	}
-	code := serve(ctx, startCtx, c, topics, int16(*replication), stdout, stderr)
+	code := serve(ctx, startCtx, c, cfg.Listeners, sec, topics, int16(*replication), stdout, stderr)
 	if err := c.Close(); err != nil {
 		fmt.Fprintf(stderr, "kafkacluster: %v\n", err)
 		return 1
@@ -102,7 +125,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-func serve(ctx, startCtx context.Context, c *kafkatest.Cluster, topics topicFlags, rf int16, stdout, stderr io.Writer) int {
+func serve(ctx, startCtx context.Context, c *kafkatest.Cluster, listeners []kafkatest.Listener, sec *securityFlags,
+	topics topicFlags, rf int16, stdout, stderr io.Writer) int {
 	for _, t := range topics {
 		t.Replication = rf
 		if err := c.CreateTopic(startCtx, t); err != nil {
@@ -110,8 +134,17 @@ func serve(ctx, startCtx context.Context, c *kafkatest.Cluster, topics topicFlag
 			return 1
 		}
 	}
-	if _, err := fmt.Fprintln(stdout, strings.Join(c.Addrs(), ",")); err != nil {
+	lines, howto, err := sec.describe(c, listeners, time.Now())
+	if err != nil {
+		fmt.Fprintf(stderr, "kafkacluster: %v\n", err)
 		return 1
+	}
+	out := append([]string{strings.Join(c.Addrs(), ",")}, lines...)
+	if _, err := fmt.Fprintln(stdout, strings.Join(out, "\n")); err != nil {
+		return 1
+	}
+	for _, h := range howto {
+		fmt.Fprintf(stderr, "kafkacluster: %s\n", h)
 	}
 	<-ctx.Done()
 	return 0

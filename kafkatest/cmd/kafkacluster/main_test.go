@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"os"
@@ -19,16 +21,21 @@ import (
 	"github.com/rollsafe/rollsafe/kafkatest"
 )
 
-// TestServeProduceStop builds the command, runs it as a child, produces to
-// the addresses on its first line with rollsafe's producer, reads them
-// back, sends SIGTERM and checks that every broker JVM is gone.
+// TestServeProduceStop builds the command, runs it as a child with every
+// secured listener (-tls -sasl PLAIN,SCRAM-SHA-512,OAUTHBEARER), produces
+// with rollsafe's producer to the plaintext addresses on its first line
+// and through each secured listener as the following lines describe it
+// (the CA file, the user, the token file), reads the topic back, sends
+// SIGTERM and checks that every broker JVM is gone. One cluster serves
+// every way in (a launch costs 20-60 s).
 func TestServeProduceStop(t *testing.T) {
 	kafkatest.Require(t)
 	bin := filepath.Join(t.TempDir(), "kafkacluster")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "-brokers", "3", "-topic", "events:6")
+	cmd := exec.Command(bin, "-brokers", "3", "-topic", "events:6",
+		"-tls", "-sasl", "PLAIN,SCRAM-SHA-512,OAUTHBEARER", "-user", "alice:alice-secret")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -48,20 +55,30 @@ func TestServeProduceStop(t *testing.T) {
 			_ = cmd.Process.Kill()
 		}
 	})
-	lines := make(chan string, 1)
+	// The bootstrap line, then TLS, SASL and SASL_TLS.
+	const wantLines = 4
+	lines := make(chan string, wantLines)
 	go func() {
 		sc := bufio.NewScanner(stdout)
-		if sc.Scan() {
+		for i := 0; i < wantLines && sc.Scan(); i++ {
 			lines <- sc.Text()
 		}
 		close(lines)
 	}()
-	var first string
-	select {
-	case first = <-lines:
-	case <-time.After(3 * time.Minute):
-		t.Fatalf("no bootstrap line after 3m; stderr:\n%s", stderr.String())
+	var out []string
+	timeout := time.After(3 * time.Minute)
+	for len(out) < wantLines {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("stdout ended after %q; stderr:\n%s", out, stderr.String())
+			}
+			out = append(out, l)
+		case <-timeout:
+			t.Fatalf("%d of %d lines after 3m: %q; stderr:\n%s", len(out), wantLines, out, stderr.String())
+		}
 	}
+	first := out[0]
 	addrs := strings.Split(first, ",")
 	if len(addrs) != 3 {
 		t.Fatalf("first line %q: want 3 addresses; stderr:\n%s", first, stderr.String())
@@ -78,15 +95,50 @@ func TestServeProduceStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 1000
-	var recs []*client.Record
-	for i := range n {
-		recs = append(recs, &client.Record{Topic: "events", Key: []byte(strconv.Itoa(i % 17)), Value: fmt.Appendf(nil, "r-%d", i)})
-	}
-	if err := p.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-		t.Fatal(err)
-	}
+	recs := produceN(ctx, t, p, "plain", n)
 	if err := p.Close(ctx); err != nil {
 		t.Fatal(err)
+	}
+	// Every secured way in, as the listener lines describe it.
+	ls := map[string]listenerLine{}
+	for _, l := range out[1:] {
+		ll := parseListener(t, l)
+		ls[ll.name] = ll
+	}
+	ways := []struct {
+		name, listener string
+		opts           func(listenerLine) []client.Option
+	}{
+		{"ssl", "TLS", func(l listenerLine) []client.Option { return []client.Option{client.WithTLS(l.tlsConfig(t))} }},
+		{"sasl-ssl-plain", "SASL_TLS", func(l listenerLine) []client.Option {
+			return []client.Option{client.WithTLS(l.tlsConfig(t)), client.SASLPlain(l.props["sasl.username"], l.props["sasl.password"])}
+		}},
+		{"sasl-ssl-scram", "SASL_TLS", func(l listenerLine) []client.Option {
+			return []client.Option{client.WithTLS(l.tlsConfig(t)), client.SASLScram512(l.props["sasl.username"], l.props["sasl.password"])}
+		}},
+		{"sasl-oauthbearer", "SASL", func(l listenerLine) []client.Option {
+			return []client.Option{client.SASLOAuthBearer(l.token(t))}
+		}},
+		{"sasl-ssl-oauthbearer", "SASL_TLS", func(l listenerLine) []client.Option {
+			return []client.Option{client.WithTLS(l.tlsConfig(t)), client.SASLOAuthBearer(l.token(t))}
+		}},
+	}
+	for _, w := range ways {
+		l, ok := ls[w.listener]
+		if !ok {
+			t.Fatalf("no %s listener line in %q", w.listener, out)
+		}
+		if want := map[string]string{"TLS": "SSL", "SASL": "SASL_PLAINTEXT", "SASL_TLS": "SASL_SSL"}[w.listener]; l.props["security.protocol"] != want {
+			t.Fatalf("%s: security.protocol=%q, want %s", w.listener, l.props["security.protocol"], want)
+		}
+		sp, err := client.NewProducer(append([]client.Option{client.Brokers(l.addrs...)}, w.opts(l)...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, produceN(ctx, t, sp, w.name, 200)...)
+		if err := sp.Close(ctx); err != nil {
+			t.Fatalf("%s: %v", w.name, err)
+		}
 	}
 	log, err := readback.ReadTopic(ctx, addrs, "events")
 	if err != nil {
@@ -100,7 +152,7 @@ func TestServeProduceStop(t *testing.T) {
 		produced = append(produced, readback.Produced{ID: string(r.Value), Partition: r.Partition, Offset: r.Offset, Acked: true})
 	}
 	rep := readback.Check(log, produced, func(r readback.Record) string { return string(r.Value) })
-	if !rep.OK() || rep.InLog != n {
+	if !rep.OK() || rep.InLog != len(recs) {
 		t.Fatalf("%v %v", rep, rep.Problems)
 	}
 
@@ -141,4 +193,94 @@ func children(t *testing.T, pid int) []int {
 		}
 	}
 	return out
+}
+
+// produceN produces n keyed records "way-i" to events with p and fails t
+// unless every one is acknowledged.
+func produceN(ctx context.Context, t *testing.T, p *client.Producer, way string, n int) []*client.Record {
+	t.Helper()
+	var recs []*client.Record
+	for i := range n {
+		recs = append(recs, &client.Record{Topic: "events", Key: []byte(strconv.Itoa(i % 17)), Value: fmt.Appendf(nil, "%s-%d", way, i)})
+	}
+	if err := p.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		t.Fatalf("%s: %v", way, err)
+	}
+	return recs
+}
+
+// listenerLine is one secured listener line: NAME ADDRS key=value...
+type listenerLine struct {
+	name  string
+	addrs []string
+	props map[string]string
+}
+
+func parseListener(t *testing.T, line string) listenerLine {
+	t.Helper()
+	f := strings.Fields(line)
+	if len(f) < 3 {
+		t.Fatalf("listener line %q: want NAME ADDRS key=value...", line)
+	}
+	l := listenerLine{name: f[0], addrs: strings.Split(f[1], ","), props: map[string]string{}}
+	if len(l.addrs) != 3 {
+		t.Fatalf("listener line %q: want 3 addresses", line)
+	}
+	for _, kv := range f[2:] {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			t.Fatalf("listener line %q: %q is not key=value", line, kv)
+		}
+		l.props[k] = v
+	}
+	return l
+}
+
+// tlsConfig trusts the CA file the line names, and nothing else.
+func (l listenerLine) tlsConfig(t *testing.T) *tls.Config {
+	t.Helper()
+	pem, err := os.ReadFile(l.props["ssl.ca.location"])
+	if err != nil {
+		t.Fatalf("%s: %v", l.name, err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		t.Fatalf("%s: no certificate in %s", l.name, l.props["ssl.ca.location"])
+	}
+	return &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+}
+
+// token reads the token file the line names, as `rollsafe produce
+// -sasl-oauth-token-file` does.
+func (l listenerLine) token(t *testing.T) func(context.Context) (client.OAuthBearerToken, error) {
+	t.Helper()
+	b, err := os.ReadFile(l.props["oauthbearer.token.file"])
+	if err != nil {
+		t.Fatalf("%s: %v", l.name, err)
+	}
+	tok := strings.TrimSpace(string(b))
+	return func(context.Context) (client.OAuthBearerToken, error) {
+		return client.OAuthBearerToken{Value: tok}, nil
+	}
+}
+
+// TestSecurityFlagErrors: bad security flags end the command with exit
+// status 2 and a message naming the flag, before any broker starts.
+func TestSecurityFlagErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-sasl", "GSSAPI"}, `-sasl: unknown mechanism "GSSAPI"`},
+		{[]string{"-sasl", "PLAIN,"}, `-sasl: unknown mechanism ""`},
+		{[]string{"-sasl", "SCRAM-SHA-512", "-user", "alice"}, `-user: want NAME:PASSWORD`},
+		{[]string{"-sasl", "PLAIN", "-user", ":pw"}, `-user: want NAME:PASSWORD`},
+		{[]string{"-tls", "-token-life", "0s"}, `-token-life must be positive`},
+	} {
+		var stdout, stderr strings.Builder
+		code := run(context.Background(), c.args, &stdout, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), c.want) || stdout.Len() != 0 {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and %q", c.args, code, stdout.String(), stderr.String(), c.want)
+		}
+	}
 }
