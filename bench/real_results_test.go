@@ -31,10 +31,11 @@ type peerResult struct {
 	wrongOffset    int
 	firstErr       string
 	notes          []string
+	load           time.Duration // how long the load ran
 }
 
 func (r *realRun) result(sc, peer string, log map[int32][]readback.Record) peerResult {
-	res := peerResult{scenario: sc, peer: peer, notes: r.notes, produced: len(r.produced)}
+	res := peerResult{scenario: sc, peer: peer, notes: r.notes, produced: len(r.produced), load: r.ended.Sub(r.began)}
 	res.stall, res.stallPart, res.resumed = r.tl.stall(realParts, r.from, r.ended)
 	r.tl.mu.Lock()
 	res.fatal = append([]string(nil), r.tl.fatals...)
@@ -82,8 +83,8 @@ func (r *realRun) result(sc, peer string, log map[int32][]readback.Record) peerR
 }
 
 func (res peerResult) line() string {
-	return fmt.Sprintf("%s/%s: produced %d, acked %d, failed %d (%d of them in the log), no outcome %d; lost %d, duplicates %d, reordered %d, wrong offset %d; longest stall %v (partition %d, resumed %v); fatal %q; first error %q",
-		res.scenario, res.peer, res.produced, res.acked, res.failed, res.failedInLog, res.noOutcome,
+	return fmt.Sprintf("%s/%s: produced %d in %v (%.0f/s), acked %d, failed %d (%d of them in the log), no outcome %d; lost %d, duplicates %d, reordered %d, wrong offset %d; longest stall %v (partition %d, resumed %v); fatal %q; first error %q",
+		res.scenario, res.peer, res.produced, res.load.Round(time.Second), float64(res.produced)/max(res.load.Seconds(), 1e-3), res.acked, res.failed, res.failedInLog, res.noOutcome,
 		res.lost, res.duplicates, res.reordered, res.wrongOffset, res.stall.Round(time.Millisecond), res.stallPart, res.resumed, res.fatal, res.firstErr)
 }
 

@@ -103,6 +103,38 @@ func (c *Cluster) CreateTopic(ctx context.Context, t Topic) error {
 	return c.WaitHealthy(ctx, t.Name)
 }
 
+// DeleteTopics deletes the named topics (their data goes too: a broker
+// restarted later has less log to load). A topic that does not exist is
+// not an error.
+func (c *Cluster) DeleteTopics(ctx context.Context, names ...string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	req := kmsg.NewPtrDeleteTopicsRequest()
+	req.TimeoutMillis = 30000
+	for _, n := range names {
+		t := kmsg.NewDeleteTopicsRequestTopic()
+		t.Topic = kmsg.StringPtr(n)
+		req.Topics = append(req.Topics, t)
+		req.TopicNames = append(req.TopicNames, n)
+	}
+	resp, err := c.request(ctx, req)
+	if err != nil {
+		return fmt.Errorf("kafkatest: delete topics: %w", err)
+	}
+	var errs []error
+	for _, r := range resp.(*kmsg.DeleteTopicsResponse).Topics {
+		if r.ErrorCode != 0 && r.ErrorCode != int16(protocol.UnknownTopicOrPartition) {
+			name := ""
+			if r.Topic != nil {
+				name = *r.Topic
+			}
+			errs = append(errs, fmt.Errorf("kafkatest: delete topic %s: %w", name, protocol.PartitionError(r.ErrorCode, name, -1, "")))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // Partition is one partition's state as the metadata tells it.
 type Partition struct {
 	ID          int32

@@ -82,6 +82,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	replication := fs.Int("replication", 0, "replication factor of -topic topics (default min(3, brokers))")
 	heap := fs.Int("heap-mb", 512, "maximum heap of each broker JVM, MB")
 	dir := fs.String("dir", "", "directory for configs, data and logs (default: a temporary one, removed at exit)")
+	startTimeout := fs.Duration("start-timeout", 3*time.Minute, "how long one broker may take from JVM start to serving (a loaded 2-core machine needs minutes)")
 	var topics topicFlags
 	fs.Var(&topics, "topic", "NAME:PARTITIONS to create (repeatable)")
 	sec := addSecurityFlags(fs)
@@ -103,14 +104,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kafkacluster: -replication %d exceeds -brokers %d\n", *replication, *brokers)
 		return 2
 	}
-	cfg := kafkatest.Config{Brokers: *brokers, HeapMB: *heap, Dir: *dir,
+	cfg := kafkatest.Config{Brokers: *brokers, HeapMB: *heap, Dir: *dir, StartTimeout: *startTimeout,
 		Logf: func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) }}
 	if err := sec.apply(&cfg); err != nil {
 		fmt.Fprintf(stderr, "kafkacluster: %v\n", err)
 		return 2
 	}
 	// Launch may first wait for another kafkatest cluster on this machine.
-	startCtx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	startCtx, cancel := context.WithTimeout(ctx, 10*time.Minute+*startTimeout)
 	defer cancel()
 	c, err := kafkatest.Launch(startCtx, cfg)
 	if err != nil {

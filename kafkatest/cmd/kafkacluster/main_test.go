@@ -66,7 +66,10 @@ func TestServeProduceStop(t *testing.T) {
 		close(lines)
 	}()
 	var out []string
-	timeout := time.After(3 * time.Minute)
+	// The command first waits (up to 10 minutes) for any other kafkatest
+	// cluster on the machine to close (go test runs packages in parallel),
+	// then gives each broker -start-timeout (3 minutes) to serve.
+	timeout := time.After(14 * time.Minute)
 	for len(out) < wantLines {
 		select {
 		case l, ok := <-lines:
@@ -75,7 +78,7 @@ func TestServeProduceStop(t *testing.T) {
 			}
 			out = append(out, l)
 		case <-timeout:
-			t.Fatalf("%d of %d lines after 3m: %q; stderr:\n%s", len(out), wantLines, out, stderr.String())
+			t.Fatalf("%d of %d lines after 14m: %q; stderr:\n%s", len(out), wantLines, out, stderr.String())
 		}
 	}
 	first := out[0]
