@@ -17,8 +17,11 @@ import (
 // machine would each slow the other past its timeouts.
 type machineLock struct{ f *os.File }
 
-// LockPath is the file every Launch locks while its cluster runs.
-func LockPath() string { return filepath.Join(os.TempDir(), "rollsafe-kafkatest.lock") }
+// LockPath is the file every Launch locks while its cluster runs. It is
+// in /tmp, not os.TempDir(): processes with different TMPDIRs share the
+// machine's cores all the same (two runs with their own TMPDIR once ran
+// two 3-JVM clusters at once, each slowing the other past its timeouts).
+func LockPath() string { return filepath.Join("/tmp", "rollsafe-kafkatest.lock") }
 
 // acquireLock waits for the machine lock until ctx ends, saying so through
 // logf once if it has to wait.
