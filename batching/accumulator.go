@@ -89,8 +89,10 @@ func NewAccumulator(cfg Config, ready func(*Batch)) (*Accumulator, error) {
 	return a, nil
 }
 
-// Append copies r into the open batch of tp, waiting for buffer room until
-// ctx ends. token is returned with the batch, in record order. A record that
+// Append adds r to the open batch of tp, waiting for buffer room until
+// ctx ends. r's Key, Value and Headers are referenced, not copied: they
+// are encoded when the batch closes (on a worker) and stay referenced until
+// the batch is released, so they must not be modified until then. token is returned with the batch, in record order. A record that
 // cannot fit MaxRecordBytes fails at once with a *RecordTooLargeError.
 func (a *Accumulator) Append(ctx context.Context, tp TopicPartition, r *Record, token any) error {
 	for {
@@ -135,17 +137,17 @@ func (a *Accumulator) tryAppend(tp TopicPartition, r *Record, token any, wait bo
 		p = &partition{tp: tp}
 		a.parts[tp] = p
 	}
-	ts := timestampMillis(r, time.Now)
-	var body, size int
+	h := holdRecord(r, timestampMillis(r, time.Now))
+	var size int
 	if b := p.open; b != nil {
-		body = recordBodyLen(r, ts-b.firstTS, int32(b.Records))
+		body := h.bodyLen(h.ts-b.firstTS, int32(b.Records))
 		size = varintLen(int64(body)) + body
-		if len(b.raw)+size > a.cfg.BatchBytes {
+		if b.rawLen+size > a.cfg.BatchBytes {
 			a.closeLocked(p)
 		}
 	}
 	if p.open == nil {
-		body = recordBodyLen(r, 0, 0)
+		body := h.bodyLen(0, 0)
 		size = varintLen(int64(body)) + body
 	}
 	if a.bufRecords+1 > a.cfg.MaxBufferedRecords || a.bufBytes+int64(size) > a.cfg.MaxBufferedBytes {
@@ -167,18 +169,18 @@ func (a *Accumulator) tryAppend(tp TopicPartition, r *Record, token any, wait bo
 	if b == nil {
 		b = a.pool.get(p.sizeHint)
 		a.nextID++
-		b.reset(a, p, tp, a.nextID, p.sizeHint)
+		b.reset(a, p, tp, a.nextID)
 		p.open = b
 		if a.cfg.Linger > 0 {
 			a.linger.push(lingerEntry{p: p, id: b.id, deadline: time.Now().Add(a.cfg.Linger)}, a.lingerKick)
 		}
 	}
-	b.add(r, ts, body, size, token)
+	b.add(h, size, token)
 	a.bufRecords++
 	a.bufBytes += int64(size)
 	a.openRecords++
 	a.openBytes += int64(size)
-	if len(b.raw) >= a.cfg.BatchBytes || (a.cfg.BatchRecords > 0 && b.Records >= a.cfg.BatchRecords) {
+	if b.rawLen >= a.cfg.BatchBytes || (a.cfg.BatchRecords > 0 && b.Records >= a.cfg.BatchRecords) {
 		a.closeLocked(p)
 	}
 	return nil, nil
@@ -207,7 +209,7 @@ func (a *Accumulator) closeLocked(p *partition) {
 	a.openBytes -= b.chargeBytes
 	b.seq = p.nextSeq
 	p.nextSeq++
-	p.sizeHint = len(b.raw)
+	p.sizeHint = b.rawLen
 	if p.sizeHint > a.cfg.BatchBytes-a.cfg.BatchBytes/8 {
 		p.sizeHint = a.cfg.BatchBytes
 	}
@@ -239,6 +241,8 @@ func (a *Accumulator) Release(b *Batch) {
 	b.part = nil
 	clear(b.Tokens)
 	b.Tokens = b.Tokens[:0]
+	clear(b.recs)
+	b.recs = b.recs[:0]
 	b.wire = nil
 	a.pool.put(b)
 }

@@ -9,8 +9,10 @@ import (
 )
 
 // Batch is one closed RecordBatch v2 of one partition: encoded, compressed
-// and checksummed once, then reused verbatim on every retry. Its records stay
-// available (for Split) until Release.
+// and checksummed once, by a worker when the batch closes, then reused
+// verbatim on every retry. While the batch is open its records are only
+// referenced (the caller's Key, Value and Headers); they stay referenced,
+// for Split, until Release.
 type Batch struct {
 	TP      TopicPartition
 	Records int   // number of records
@@ -22,9 +24,11 @@ type Batch struct {
 	id    uint64 // unique per open batch, for the linger queue
 	seq   uint64 // closing order within the partition
 
-	raw  []byte // batchHeaderLen reserved bytes, then the encoded records
-	comp []byte // header and compressed records (unused for codec None)
-	wire []byte // raw or comp: what Bytes returns
+	recs   []held // the records, in order, encoded by finish
+	rawLen int    // header plus the encoded records: the uncompressed size
+	raw    []byte // codec None: the header, then the encoded records (set by finish)
+	comp   []byte // header and compressed records (unused for codec None)
+	wire   []byte // raw or comp: what Bytes returns
 
 	firstTS, maxTS int64
 
@@ -60,7 +64,7 @@ func (b *Batch) Producer() (producerID int64, epoch int16, baseSequence int32) {
 }
 
 // UncompressedBytes returns the size the batch would have uncompressed.
-func (b *Batch) UncompressedBytes() int { return len(b.raw) }
+func (b *Batch) UncompressedBytes() int { return b.rawLen }
 
 // SetProducer writes the producer id, epoch and base sequence into the
 // header and recomputes the CRC; the records are not touched (no
@@ -84,9 +88,9 @@ func (b *Batch) crc() uint32 {
 	return crcCombine(h, b.recordsCRC, b.recordsShift)
 }
 
-// reset prepares a pooled batch to be the open batch of tp, with a buffer
-// of at least sizeHint bytes (so that it does not regrow step by step).
-func (b *Batch) reset(a *Accumulator, p *partition, tp TopicPartition, id uint64, sizeHint int) {
+// reset prepares a pooled batch to be the open batch of tp. Its buffers
+// are sized when it is finished.
+func (b *Batch) reset(a *Accumulator, p *partition, tp TopicPartition, id uint64) {
 	b.TP = tp
 	b.part = p
 	b.Records = 0
@@ -95,64 +99,73 @@ func (b *Batch) reset(a *Accumulator, p *partition, tp TopicPartition, id uint64
 	b.acc = a
 	b.codec = a.cfg.Codec
 	b.id = id
-	if want := max(sizeHint, batchHeaderLen, minBatchBuffer); cap(b.raw) < want {
-		b.raw = make([]byte, batchHeaderLen, want)
-	}
-	b.raw = b.raw[:batchHeaderLen]
+	clear(b.recs)
+	b.recs = b.recs[:0]
+	b.rawLen = batchHeaderLen
 	b.wire = nil
 	b.firstTS, b.maxTS = 0, 0
 	b.producerID, b.epoch, b.baseSequence = -1, -1, -1
 	b.chargeBytes, b.chargeRecords = 0, 0
 }
 
-// minBatchBuffer is the smallest buffer a batch starts with.
-const minBatchBuffer = 4096
-
-// add encodes r (timestamp ts, ms) as the next record. size is r's encoded
-// length and body its body length, computed for this batch's deltas.
-func (b *Batch) add(r *Record, ts int64, body, size int, token any) {
+// add appends h, whose encoded length in this batch is size.
+func (b *Batch) add(h held, size int, token any) {
 	if b.Records == 0 {
-		b.firstTS, b.maxTS = ts, ts
-	} else if ts > b.maxTS {
-		b.maxTS = ts
+		b.firstTS, b.maxTS = h.ts, h.ts
+	} else if h.ts > b.maxTS {
+		b.maxTS = h.ts
 	}
-	if need := len(b.raw) + size; need > cap(b.raw) {
-		// Grow by doubling, but not past the batch size, so that a full
-		// batch's buffer is exactly as large as it needs to be.
-		grown := make([]byte, len(b.raw), max(need, min(2*cap(b.raw), b.acc.cfg.BatchBytes)))
-		copy(grown, b.raw)
-		b.raw = grown
-	}
-	b.raw = appendRecord(b.raw, r, body, ts-b.firstTS, int32(b.Records))
+	b.recs = append(b.recs, h)
+	b.rawLen += size
 	b.Records++
 	b.Tokens = append(b.Tokens, token)
 	b.chargeBytes += int64(size)
 	b.chargeRecords++
 }
 
-// finish compresses the records and writes the header and CRC, once.
-func (b *Batch) finish(c *compress.Compressor) {
-	b.wire = b.raw
-	if b.codec != compress.None {
-		if cap(b.comp) < batchHeaderLen {
-			b.comp = make([]byte, batchHeaderLen, batchHeaderLen+len(b.raw)/2)
+// finish encodes the records, compresses them and writes the header and
+// CRC, once. scratch is a buffer the caller keeps between calls: the
+// uncompressed records of a compressed batch are encoded there, so that
+// only the compressed bytes stay with the batch.
+func (b *Batch) finish(c *compress.Compressor, scratch *[]byte) {
+	if b.codec == compress.None {
+		if cap(b.raw) < b.rawLen {
+			b.raw = make([]byte, batchHeaderLen, b.rawLen)
 		}
-		out, err := c.Compress(b.comp[:batchHeaderLen], b.raw[batchHeaderLen:])
-		if err != nil {
-			// Unreachable with the codecs of package compress; an
-			// uncompressed batch is still valid, so send that.
-			slog.Error("batching: compression failed, sending batch uncompressed",
-				"topic", b.TP.Topic, "partition", b.TP.Partition, "codec", b.codec, "err", err)
-			b.codec = compress.None
-		} else {
-			b.comp = out
-			b.wire = out
-		}
+		var crc uint32
+		b.raw, crc = b.encodeRecords(b.raw[:batchHeaderLen], true)
+		b.wire = b.raw
+		b.writeHeader(crc)
+		return
 	}
-	b.writeHeader()
+	s := *scratch
+	if cap(s) < b.rawLen {
+		s = make([]byte, batchHeaderLen, b.rawLen)
+	}
+	s, _ = b.encodeRecords(s[:batchHeaderLen], false)
+	*scratch = s
+	if cap(b.comp) < batchHeaderLen {
+		b.comp = make([]byte, batchHeaderLen, batchHeaderLen+len(s)/2)
+	}
+	out, err := c.Compress(b.comp[:batchHeaderLen], s[batchHeaderLen:])
+	if err != nil {
+		// Unreachable with the codecs of package compress; an
+		// uncompressed batch is still valid, so send that.
+		slog.Error("batching: compression failed, sending batch uncompressed",
+			"topic", b.TP.Topic, "partition", b.TP.Partition, "codec", b.codec, "err", err)
+		b.codec = compress.None
+		b.raw = append(b.raw[:0], s...)
+		b.wire = b.raw
+	} else {
+		b.comp = out
+		b.wire = out
+	}
+	b.writeHeader(crc32.Checksum(b.wire[batchHeaderLen:], castagnoli))
 }
 
-func (b *Batch) writeHeader() {
+// writeHeader fills in the header of wire, whose records (after the
+// header) have the CRC32C recordsCRC.
+func (b *Batch) writeHeader(recordsCRC uint32) {
 	w := b.wire
 	be.PutUint64(w[offBaseOffset:], 0)
 	be.PutUint32(w[offLength:], uint32(len(w)-lengthFieldEnd))
@@ -166,7 +179,7 @@ func (b *Batch) writeHeader() {
 	be.PutUint16(w[offProducerEpoch:], uint16(b.epoch))
 	be.PutUint32(w[offBaseSequence:], uint32(b.baseSequence))
 	be.PutUint32(w[offNumRecords:], uint32(b.Records))
-	b.recordsCRC = crc32.Checksum(w[batchHeaderLen:], castagnoli)
+	b.recordsCRC = recordsCRC
 	b.recordsShift = crcShift(len(w) - batchHeaderLen)
 	be.PutUint32(w[offCRC:], b.crc())
 }

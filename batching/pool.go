@@ -1,6 +1,9 @@
 package batching
 
-import "sync"
+import (
+	"sync"
+	"unsafe"
+)
 
 // batchPool keeps released batches, with their buffers, for reuse. Unlike a
 // sync.Pool it survives garbage collections, so that steady production
@@ -13,7 +16,9 @@ type batchPool struct {
 	maxBytes int64
 }
 
-func batchCap(b *Batch) int64 { return int64(cap(b.raw) + cap(b.comp)) }
+func batchCap(b *Batch) int64 {
+	return int64(cap(b.raw)+cap(b.comp)) + int64(cap(b.recs))*int64(unsafe.Sizeof(held{}))
+}
 
 // get returns a free batch, preferring one whose buffer holds at least
 // want bytes.

@@ -21,21 +21,16 @@ func (b *Batch) Split(maxBytes int) ([]*Batch, error) {
 		return nil, ErrReleased
 	}
 	if b.Records < 2 {
-		return nil, fmt.Errorf("%w (%d bytes)", ErrCannotSplit, len(b.raw))
-	}
-	h := BatchHeader{FirstTimestamp: b.firstTS, NumRecords: int32(b.Records)}
-	recs, err := decodeRecords(b.raw[batchHeaderLen:], &h)
-	if err != nil {
-		return nil, err // unreachable: we encoded these bytes
+		return nil, fmt.Errorf("%w (%d bytes)", ErrCannotSplit, b.rawLen)
 	}
 	target := maxBytes
-	if len(b.raw) <= maxBytes {
-		target = batchHeaderLen + (len(b.raw)-batchHeaderLen)/2
+	if b.rawLen <= maxBytes {
+		target = batchHeaderLen + (b.rawLen-batchHeaderLen)/2
 	}
-	r := make([]Record, len(recs))
-	for i, d := range recs {
-		r[i] = Record{Key: d.Key, Value: d.Value, Headers: d.Headers, Timestamp: d.Timestamp}
-		if n := batchOfOneLen(&r[i]); n > maxBytes {
+	for i := range b.recs {
+		h := &b.recs[i]
+		body := h.bodyLen(0, 0)
+		if n := batchHeaderLen + varintLen(int64(body)) + body; n > maxBytes {
 			return nil, &RecordTooLargeError{Size: n, Max: maxBytes}
 		}
 	}
@@ -43,30 +38,30 @@ func (b *Batch) Split(maxBytes int) ([]*Batch, error) {
 	var out []*Batch
 	var cur *Batch
 	var chargeBytes int64
-	for i := range r {
-		ts := r[i].Timestamp.UnixMilli()
-		var body, size int
+	for i, h := range b.recs {
+		var size int
 		if cur != nil {
-			body = recordBodyLen(&r[i], ts-cur.firstTS, int32(cur.Records))
+			body := h.bodyLen(h.ts-cur.firstTS, int32(cur.Records))
 			size = varintLen(int64(body)) + body
-			if len(cur.raw)+size > target {
+			if cur.rawLen+size > target {
 				cur = nil
 			}
 		}
 		if cur == nil {
 			cur = a.pool.get(target)
-			cur.reset(a, nil, b.TP, 0, target)
+			cur.reset(a, nil, b.TP, 0)
 			cur.codec = b.codec
 			out = append(out, cur)
-			body = recordBodyLen(&r[i], 0, 0)
+			body := h.bodyLen(0, 0)
 			size = varintLen(int64(body)) + body
 		}
-		cur.add(&r[i], ts, body, size, b.Tokens[i])
+		cur.add(h, size, b.Tokens[i])
 		chargeBytes += int64(size)
 	}
 	seq := int64(b.baseSequence)
+	var scratch []byte
 	for _, c := range out {
-		c.finish(a.comp)
+		c.finish(a.comp, &scratch)
 		if b.producerID != -1 || b.epoch != -1 || b.baseSequence != -1 {
 			s := int32(-1)
 			if b.baseSequence >= 0 {

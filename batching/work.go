@@ -93,15 +93,16 @@ func (q *workQueue) close() {
 	q.cond.Broadcast()
 }
 
-// worker compresses closed batches until the queue closes.
+// worker encodes and compresses closed batches until the queue closes.
 func (a *Accumulator) worker() {
 	defer a.wg.Done()
+	var scratch []byte // the encoded records of compressed batches
 	for {
 		b := a.work.pop()
 		if b == nil {
 			return
 		}
-		b.finish(a.comp)
+		b.finish(a.comp, &scratch)
 		a.deliver(b)
 	}
 }
