@@ -18,6 +18,7 @@ type Accumulator struct {
 	comp  *compress.Compressor
 	ready func(*Batch)
 	pool  batchPool
+	bufs  bufPool
 
 	mu         sync.Mutex
 	parts      map[TopicPartition]*partition
@@ -45,9 +46,6 @@ type partition struct {
 	tp      TopicPartition
 	open    *Batch // guarded by Accumulator.mu
 	nextSeq uint64 // guarded by Accumulator.mu
-	// sizeHint is the buffer the next open batch likely needs: the size
-	// of the last closed one (the batch size if it was about full).
-	sizeHint int // guarded by Accumulator.mu
 
 	dmu         sync.Mutex // guards the delivery fields below
 	nextDeliver uint64
@@ -76,7 +74,8 @@ func NewAccumulator(cfg Config, ready func(*Batch)) (*Accumulator, error) {
 		lingerKick: make(chan struct{}, 1),
 		done:       make(chan struct{}),
 	}
-	a.pool.maxBytes = 2 * cfg.MaxBufferedBytes
+	a.pool.maxBytes = cfg.MaxBufferedBytes
+	a.bufs.maxBytes = 2 * cfg.MaxBufferedBytes
 	a.work.init()
 	a.wg.Add(cfg.Workers)
 	for range cfg.Workers {
@@ -124,9 +123,16 @@ func (a *Accumulator) TryAppend(tp TopicPartition, r *Record, token any) error {
 // tryAppend appends r, or, without room and if wait, registers a waiter and
 // returns the channel to wait on.
 func (a *Accumulator) tryAppend(tp TopicPartition, r *Record, token any, wait bool) (<-chan struct{}, error) {
-	if n := batchOfOneLen(r); n > a.cfg.MaxRecordBytes {
+	h := holdRecord(r, timestampMillis(r, time.Now))
+	fields := h.fieldsLen()
+	// size is h's encoded length in the open batch, or as the first
+	// record of a new one (its batch of one's length, plus the header,
+	// is what MaxRecordBytes bounds).
+	size := encodedLen(bodyLenOf(fields, 0, 0))
+	if n := batchHeaderLen + size; n > a.cfg.MaxRecordBytes {
 		return nil, &RecordTooLargeError{Size: n, Max: a.cfg.MaxRecordBytes}
 	}
+	first := size
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
@@ -137,18 +143,12 @@ func (a *Accumulator) tryAppend(tp TopicPartition, r *Record, token any, wait bo
 		p = &partition{tp: tp}
 		a.parts[tp] = p
 	}
-	h := holdRecord(r, timestampMillis(r, time.Now))
-	var size int
 	if b := p.open; b != nil {
-		body := h.bodyLen(h.ts-b.firstTS, int32(b.Records))
-		size = varintLen(int64(body)) + body
+		size = encodedLen(bodyLenOf(fields, h.ts-b.firstTS, int32(b.Records)))
 		if b.rawLen+size > a.cfg.BatchBytes {
 			a.closeLocked(p)
+			size = first
 		}
-	}
-	if p.open == nil {
-		body := h.bodyLen(0, 0)
-		size = varintLen(int64(body)) + body
 	}
 	if a.bufRecords+1 > a.cfg.MaxBufferedRecords || a.bufBytes+int64(size) > a.cfg.MaxBufferedBytes {
 		// If open batches hold most of the buffer, close them so that
@@ -167,7 +167,7 @@ func (a *Accumulator) tryAppend(tp TopicPartition, r *Record, token any, wait bo
 	}
 	b := p.open
 	if b == nil {
-		b = a.pool.get(p.sizeHint)
+		b = a.pool.get()
 		a.nextID++
 		b.reset(a, p, tp, a.nextID)
 		p.open = b
@@ -209,10 +209,6 @@ func (a *Accumulator) closeLocked(p *partition) {
 	a.openBytes -= b.chargeBytes
 	b.seq = p.nextSeq
 	p.nextSeq++
-	p.sizeHint = b.rawLen
-	if p.sizeHint > a.cfg.BatchBytes-a.cfg.BatchBytes/8 {
-		p.sizeHint = a.cfg.BatchBytes
-	}
 	a.work.push(b)
 }
 
@@ -244,6 +240,8 @@ func (a *Accumulator) Release(b *Batch) {
 	clear(b.recs)
 	b.recs = b.recs[:0]
 	b.wire = nil
+	a.bufs.put(b.raw)
+	b.raw = nil
 	a.pool.put(b)
 }
 

@@ -129,9 +129,7 @@ func (b *Batch) add(h held, size int, token any) {
 // only the compressed bytes stay with the batch.
 func (b *Batch) finish(c *compress.Compressor, scratch *[]byte) {
 	if b.codec == compress.None {
-		if cap(b.raw) < b.rawLen {
-			b.raw = make([]byte, batchHeaderLen, b.rawLen)
-		}
+		b.raw = b.acc.bufs.get(b.rawLen)
 		var crc uint32
 		b.raw, crc = b.encodeRecords(b.raw[:batchHeaderLen], true)
 		b.wire = b.raw
@@ -154,7 +152,7 @@ func (b *Batch) finish(c *compress.Compressor, scratch *[]byte) {
 		slog.Error("batching: compression failed, sending batch uncompressed",
 			"topic", b.TP.Topic, "partition", b.TP.Partition, "codec", b.codec, "err", err)
 		b.codec = compress.None
-		b.raw = append(b.raw[:0], s...)
+		b.raw = append(b.acc.bufs.get(len(s)), s...)
 		b.wire = b.raw
 	} else {
 		b.comp = out

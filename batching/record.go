@@ -25,15 +25,29 @@ func bytesFieldLen(b []byte) int {
 	return varintLen(int64(len(b))) + len(b)
 }
 
-// bodyLen is the encoded size of h after its length prefix.
-func (h *held) bodyLen(tsDelta int64, offDelta int32) int {
-	n := 1 + varintLen(tsDelta) + varintLen(int64(offDelta)) +
-		bytesFieldLen(h.key) + bytesFieldLen(h.value) + varintLen(int64(len(h.headers)))
+// fieldsLen is the encoded size of h's key, value and headers: the part of
+// its length that does not depend on its place in a batch.
+func (h *held) fieldsLen() int {
+	n := bytesFieldLen(h.key) + bytesFieldLen(h.value) + varintLen(int64(len(h.headers)))
 	for i := range h.headers {
 		hd := &h.headers[i]
 		n += varintLen(int64(len(hd.Key))) + len(hd.Key) + bytesFieldLen(hd.Value)
 	}
 	return n
+}
+
+// bodyLenOf is the encoded size of a record after its length prefix, from
+// its fieldsLen and deltas: attributes, the deltas, then the fields.
+func bodyLenOf(fields int, tsDelta int64, offDelta int32) int {
+	return 1 + varintLen(tsDelta) + varintLen(int64(offDelta)) + fields
+}
+
+// encodedLen is the size of a record of body length body, prefix included.
+func encodedLen(body int) int { return varintLen(int64(body)) + body }
+
+// bodyLen is the encoded size of h after its length prefix.
+func (h *held) bodyLen(tsDelta int64, offDelta int32) int {
+	return bodyLenOf(h.fieldsLen(), tsDelta, offDelta)
 }
 
 // recordBodyLen is the encoded size of r after its length prefix.

@@ -48,7 +48,7 @@ func (b *Batch) Split(maxBytes int) ([]*Batch, error) {
 			}
 		}
 		if cur == nil {
-			cur = a.pool.get(target)
+			cur = a.pool.get()
 			cur.reset(a, nil, b.TP, 0)
 			cur.codec = b.codec
 			out = append(out, cur)
