@@ -345,3 +345,35 @@ func TestBatchRecordsLimit(t *testing.T) {
 		t.Fatalf("negative BatchRecords: %v", err)
 	}
 }
+
+// A compressed batch keeps only its compressed bytes once finished (the
+// records are encoded into the worker's scratch buffer), and an
+// uncompressed one returns its buffer to the pool on Release.
+func TestFinishedBatchBuffers(t *testing.T) {
+	for _, codec := range []compress.Codec{compress.Gzip, compress.None} {
+		col := newCollector()
+		a := newAcc(t, Config{Codec: codec, Linger: -1, Workers: 1}, col.ready)
+		tp := TopicPartition{"t", 0}
+		recs := randomRecords(5, 200, 300)
+		appendN(t, a, tp, recs)
+		drain(t, a)
+		bs := col.batches(tp)
+		if len(bs) != 1 {
+			t.Fatalf("%v: %d batches", codec, len(bs))
+		}
+		b := bs[0]
+		if codec != compress.None && cap(b.raw) != 0 {
+			t.Fatalf("%v: batch keeps %d bytes of uncompressed records", codec, cap(b.raw))
+		}
+		if codec == compress.None && cap(b.raw) < b.UncompressedBytes() {
+			t.Fatalf("none: buffer of %d bytes for %d", cap(b.raw), b.UncompressedBytes())
+		}
+		if err := checkPartition(bs, recs, codec, DefaultBatchBytes); err != nil {
+			t.Fatal(err)
+		}
+		a.Release(b)
+		if codec == compress.None && (b.raw != nil || a.bufs.bytes == 0) {
+			t.Fatalf("none: buffer not returned to the pool (%d bytes pooled)", a.bufs.bytes)
+		}
+	}
+}

@@ -211,3 +211,80 @@ func BenchmarkLingerBacklog(b *testing.B) {
 	b.ReportMetric(float64(b.N)/float64(max(batches.Load(), 1)), "records/batch")
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/rec")
 }
+
+// BenchmarkEncodeNone1KB guards the encoding of an uncompressed batch when
+// it closes: one op is finish on a full batch of held 1 KB fixture records,
+// the copy of each record with its CRC32C fused in 16 KiB chunks behind it
+// (a second pass over the MiB would show as a drop in cpu-MB/s), into a
+// buffer from the size-class pool (allocs/op 0).
+func BenchmarkEncodeNone1KB(b *testing.B) {
+	recs, section := benchRecords(b, fixture.Large)
+	a := &Accumulator{}
+	a.bufs.maxBytes = 1 << 30
+	bt := new(Batch)
+	bt.reset(a, nil, TopicPartition{"bench", 0}, 0)
+	for i := range recs {
+		h := holdRecord(&recs[i], recs[i].Timestamp.UnixMilli())
+		first := h.ts
+		if bt.Records > 0 {
+			first = bt.firstTS
+		}
+		bt.add(h, encodedLen(h.bodyLen(h.ts-first, int32(bt.Records))), nil)
+	}
+	if bt.rawLen != batchHeaderLen+len(section) {
+		b.Fatalf("batch of %d bytes, want %d", bt.rawLen, batchHeaderLen+len(section))
+	}
+	var scratch []byte
+	b.SetBytes(int64(len(section)))
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for range b.N {
+		bt.finish(nil, &scratch)
+		a.bufs.put(bt.raw)
+		bt.raw = nil
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(len(section))*float64(b.N)/(cpuTime()-cpu0).Seconds()/1e6, "cpu-MB/s")
+	if batchCRC(bt.wire) != be.Uint32(bt.wire[offCRC:]) {
+		b.Fatal("CRC mismatch")
+	}
+}
+
+// BenchmarkVaryingBatches guards the size-class buffer pool: uncompressed
+// 1 KB records in batches of varying size (closed by Flush after 10 to
+// 1000 records, as linger and Flush close them), released as they come.
+// One op is one batch; B/op stays near 0 while released buffers are reused,
+// and rises towards the batch size (≈500 KB) when they are not.
+func BenchmarkVaryingBatches(b *testing.B) {
+	events := fixture.Events(fixture.Seed, 1000, fixture.Large)
+	recs := make([]Record, len(events))
+	for i, e := range events {
+		recs[i] = Record{Key: e.Key, Value: e.Value, Timestamp: e.Timestamp}
+	}
+	var a *Accumulator
+	a, err := NewAccumulator(Config{Linger: -1, Workers: 1}, func(bt *Batch) { a.Release(bt) })
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.Close()
+	ctx := context.Background()
+	sizes := []int{1000, 37, 420, 10, 990, 260, 700, 130, 555, 64}
+	run := func(n int) {
+		for i := range n {
+			for j := range sizes[i%len(sizes)] {
+				if err := a.Append(ctx, TopicPartition{"bench", 0}, &recs[j], nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			a.Flush()
+		}
+		if err := a.Drain(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	run(4 * len(sizes))
+	b.ReportAllocs()
+	b.ResetTimer()
+	run(b.N)
+}
