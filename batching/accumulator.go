@@ -3,6 +3,7 @@ package batching
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rollsafe/rollsafe/compress"
@@ -19,6 +20,12 @@ type Accumulator struct {
 	ready func(*Batch)
 	pool  batchPool
 	bufs  bufPool
+
+	// unsent is the bytes of uncompressed batches encoded by a worker and
+	// not handed out (Bytes) yet; above eagerUnsent workers leave them to
+	// Bytes.
+	unsent      atomic.Int64
+	eagerUnsent int64
 
 	mu         sync.Mutex
 	parts      map[TopicPartition]*partition
@@ -40,6 +47,11 @@ type Accumulator struct {
 	closeOnce  sync.Once
 	wg         sync.WaitGroup
 }
+
+// eagerUnsentBatches is how many full batches' worth of encoded,
+// uncompressed batches may wait to be sent before the workers leave the
+// encoding of further ones to Bytes (see Accumulator.worker).
+const eagerUnsentBatches = 8
 
 // partition is the per-partition state.
 type partition struct {
@@ -76,6 +88,7 @@ func NewAccumulator(cfg Config, ready func(*Batch)) (*Accumulator, error) {
 	}
 	a.pool.maxBytes = cfg.MaxBufferedBytes
 	a.bufs.maxBytes = 2 * cfg.MaxBufferedBytes
+	a.eagerUnsent = min(eagerUnsentBatches*int64(cfg.BatchBytes), cfg.MaxBufferedBytes/2)
 	a.work.init()
 	a.wg.Add(cfg.Workers)
 	for range cfg.Workers {
@@ -233,6 +246,10 @@ func (a *Accumulator) Release(b *Batch) {
 		a.room = nil
 	}
 	a.mu.Unlock()
+	if b.unsent {
+		b.unsent = false
+		a.unsent.Add(-int64(b.rawLen))
+	}
 	b.acc = nil
 	b.part = nil
 	clear(b.Tokens)

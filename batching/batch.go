@@ -36,6 +36,10 @@ type Batch struct {
 	// recordsShift crcShift of their length, set by finish.
 	recordsCRC, recordsShift uint32
 
+	// unsent: encoded by a worker and counted in the accumulator's
+	// unsent bytes until Bytes, SetProducer or Release.
+	unsent bool
+
 	producerID   int64
 	epoch        int16
 	baseSequence int32
@@ -45,8 +49,26 @@ type Batch struct {
 }
 
 // Bytes returns the whole RecordBatch v2 as it goes on the wire. The slice
-// is owned by the batch and valid until Release.
-func (b *Batch) Bytes() []byte { return b.wire }
+// is owned by the batch and valid until Release. An uncompressed batch the
+// workers left unencoded (see Accumulator) is encoded by the first call of
+// Bytes or SetProducer, which must therefore not run concurrently on the
+// same batch.
+func (b *Batch) Bytes() []byte {
+	b.encode()
+	return b.wire
+}
+
+// encode encodes a batch the workers left unencoded, and takes an encoded
+// one out of the accumulator's count of encoded batches not handed out.
+func (b *Batch) encode() {
+	if b.unsent {
+		b.unsent = false
+		b.acc.unsent.Add(-int64(b.rawLen))
+	}
+	if b.wire == nil && b.acc != nil {
+		b.finish(b.acc.comp, nil)
+	}
+}
 
 // Codec returns the codec the batch is compressed with.
 func (b *Batch) Codec() compress.Codec { return b.codec }
@@ -70,6 +92,7 @@ func (b *Batch) UncompressedBytes() int { return b.rawLen }
 // header and recomputes the CRC; the records are not touched (no
 // recompression). It costs nothing if the fields are unchanged.
 func (b *Batch) SetProducer(producerID int64, epoch int16, baseSequence int32) {
+	b.encode()
 	if producerID == b.producerID && epoch == b.epoch && baseSequence == b.baseSequence {
 		return
 	}
@@ -103,6 +126,7 @@ func (b *Batch) reset(a *Accumulator, p *partition, tp TopicPartition, id uint64
 	b.recs = b.recs[:0]
 	b.rawLen = batchHeaderLen
 	b.wire = nil
+	b.unsent = false
 	b.firstTS, b.maxTS = 0, 0
 	b.producerID, b.epoch, b.baseSequence = -1, -1, -1
 	b.chargeBytes, b.chargeRecords = 0, 0
@@ -124,9 +148,9 @@ func (b *Batch) add(h held, size int, token any) {
 }
 
 // finish encodes the records, compresses them and writes the header and
-// CRC, once. scratch is a buffer the caller keeps between calls: the
-// uncompressed records of a compressed batch are encoded there, so that
-// only the compressed bytes stay with the batch.
+// CRC, once. scratch is a buffer the caller keeps between calls (nil for
+// none): the uncompressed records of a compressed batch are encoded there,
+// so that only the compressed bytes stay with the batch.
 func (b *Batch) finish(c *compress.Compressor, scratch *[]byte) {
 	if b.codec == compress.None {
 		b.raw = b.acc.bufs.get(b.rawLen)
@@ -136,12 +160,17 @@ func (b *Batch) finish(c *compress.Compressor, scratch *[]byte) {
 		b.writeHeader(crc)
 		return
 	}
-	s := *scratch
+	var s []byte
+	if scratch != nil {
+		s = *scratch
+	}
 	if cap(s) < b.rawLen {
 		s = make([]byte, batchHeaderLen, b.rawLen)
 	}
 	s, _ = b.encodeRecords(s[:batchHeaderLen], false)
-	*scratch = s
+	if scratch != nil {
+		*scratch = s
+	}
 	if cap(b.comp) < batchHeaderLen {
 		b.comp = make([]byte, batchHeaderLen, batchHeaderLen+len(s)/2)
 	}

@@ -377,3 +377,55 @@ func TestFinishedBatchBuffers(t *testing.T) {
 		}
 	}
 }
+
+// Uncompressed batches beyond eagerUnsent bytes of encoded, not yet sent
+// ones are left to Bytes: they are encoded there, identically (checked
+// with kmsg), SetProducer on one encodes it first, and the count of
+// unsent bytes returns to zero once every batch was handed out or released.
+func TestLazyEncodeBeyondEagerUnsent(t *testing.T) {
+	col := newCollector()
+	a := newAcc(t, Config{BatchBytes: 1000, MaxBufferedBytes: 1 << 20, Linger: -1, Workers: 2}, col.ready)
+	if a.eagerUnsent != 8000 {
+		t.Fatalf("eagerUnsent %d, want 8000", a.eagerUnsent)
+	}
+	tp := TopicPartition{"t", 0}
+	recs := randomRecords(6, 600, 150)
+	appendN(t, a, tp, recs)
+	drain(t, a)
+	bs := col.batches(tp)
+	lazy := 0
+	for _, b := range bs {
+		if b.wire == nil {
+			lazy++
+		}
+	}
+	if lazy == 0 || lazy == len(bs) {
+		t.Fatalf("%d of %d batches left unencoded", lazy, len(bs))
+	}
+	if u := a.unsent.Load(); u < a.eagerUnsent || u > a.eagerUnsent+1000 {
+		t.Fatalf("unsent %d bytes, eagerUnsent %d", u, a.eagerUnsent)
+	}
+	for _, b := range bs {
+		if b.wire == nil {
+			b.SetProducer(7, 1, 0)
+			h, err := ParseBatchHeaders(b.wire)
+			if err != nil || len(h) != 1 || h[0].ProducerID != 7 {
+				t.Fatalf("SetProducer on an unencoded batch: %+v, %v", h, err)
+			}
+			b.SetProducer(-1, -1, -1)
+			break
+		}
+	}
+	if err := checkPartition(bs[:len(bs)-1], recs[:len(recs)-bs[len(bs)-1].Records], compress.None, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if u := a.unsent.Load(); u != int64(bs[len(bs)-1].UncompressedBytes()) && u != 0 {
+		t.Fatalf("unsent %d bytes after Bytes on all but the last batch", u)
+	}
+	for _, b := range bs {
+		a.Release(b)
+	}
+	if u := a.unsent.Load(); u != 0 {
+		t.Fatalf("unsent %d bytes after Release", u)
+	}
+}

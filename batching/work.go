@@ -3,6 +3,8 @@ package batching
 import (
 	"context"
 	"sync"
+
+	"github.com/rollsafe/rollsafe/compress"
 )
 
 // workQueue is an unbounded FIFO of closed batches waiting for a worker.
@@ -94,6 +96,10 @@ func (q *workQueue) close() {
 }
 
 // worker encodes and compresses closed batches until the queue closes.
+// Uncompressed batches are left to be encoded when first sent (by Bytes)
+// while encoded ones not handed out yet reach eagerUnsent bytes: a stalled
+// or slow broker then keeps only the callers' records in memory, not
+// their encoded copies too.
 func (a *Accumulator) worker() {
 	defer a.wg.Done()
 	var scratch []byte // the encoded records of compressed batches
@@ -102,7 +108,13 @@ func (a *Accumulator) worker() {
 		if b == nil {
 			return
 		}
-		b.finish(a.comp, &scratch)
+		if b.codec != compress.None || a.unsent.Load() < a.eagerUnsent {
+			b.finish(a.comp, &scratch)
+			if b.codec == compress.None {
+				b.unsent = true
+				a.unsent.Add(int64(b.rawLen))
+			}
+		}
 		a.deliver(b)
 	}
 }
