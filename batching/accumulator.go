@@ -39,6 +39,7 @@ type Accumulator struct {
 	closed      bool
 	nextID      uint64
 	linger      lingerQueue
+	holds       lingerQueue // open batches past their linger, held for an earlier one to be sent
 
 	work workQueue
 
@@ -58,6 +59,9 @@ type partition struct {
 	tp      TopicPartition
 	open    *Batch // guarded by Accumulator.mu
 	nextSeq uint64 // guarded by Accumulator.mu
+	// waiting counts its closed batches not yet Sent nor released
+	// (HoldUntilSent). Guarded by Accumulator.mu.
+	waiting int
 
 	dmu         sync.Mutex // guards the delivery fields below
 	nextDeliver uint64
@@ -218,6 +222,11 @@ func (a *Accumulator) flushLocked() {
 func (a *Accumulator) closeLocked(p *partition) {
 	b := p.open
 	p.open = nil
+	b.holding = false
+	if a.cfg.HoldUntilSent {
+		b.waitSend = true
+		p.waiting++
+	}
 	a.openRecords -= b.chargeRecords
 	a.openBytes -= b.chargeBytes
 	b.seq = p.nextSeq
@@ -239,6 +248,7 @@ func (a *Accumulator) Release(b *Batch) {
 		return
 	}
 	a.mu.Lock()
+	a.sentLocked(b)
 	a.bufRecords -= b.chargeRecords
 	a.bufBytes -= b.chargeBytes
 	if a.waiters > 0 && a.room != nil && (b.chargeRecords > 0 || b.chargeBytes > 0) {

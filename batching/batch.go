@@ -46,6 +46,11 @@ type Batch struct {
 
 	chargeBytes   int64
 	chargeRecords int
+
+	// holding: its linger ended while an earlier batch of the partition
+	// was not yet sent (HoldUntilSent); waitSend: closed, counted in its
+	// partition's waiting until Sent or Release. Guarded by Accumulator.mu.
+	holding, waitSend bool
 }
 
 // Bytes returns the whole RecordBatch v2 as it goes on the wire. The slice
@@ -116,6 +121,7 @@ func (b *Batch) crc() uint32 {
 func (b *Batch) reset(a *Accumulator, p *partition, tp TopicPartition, id uint64) {
 	b.TP = tp
 	b.part = p
+	b.holding, b.waitSend = false, false
 	b.Records = 0
 	clear(b.Tokens)
 	b.Tokens = b.Tokens[:0]

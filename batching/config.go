@@ -50,6 +50,14 @@ type Config struct {
 	MaxBufferedRecords int
 	// Workers compress closed batches in parallel. Default GOMAXPROCS.
 	Workers int
+	// HoldUntilSent keeps a batch open past its linger while an earlier
+	// batch of its partition is closed but not yet sent (see Sent), for at
+	// most SendHold: it fills with what arrives meanwhile instead of
+	// queueing behind, so a partition whose sends are held back (slow
+	// acknowledgements, all in-flight slots taken) sends fewer, fuller
+	// batches and keeps up. The caller must then call Sent (or Release)
+	// for every batch.
+	HoldUntilSent bool
 }
 
 // withDefaults fills zero fields and validates the result.

@@ -38,7 +38,7 @@ func (q *lingerQueue) push(e lingerEntry, kick chan<- struct{}) {
 		q.items, q.head = q.items[:n], 0
 	}
 	q.items = append(q.items, e)
-	if wasEmpty {
+	if wasEmpty && kick != nil {
 		select {
 		case kick <- struct{}{}:
 		default:
@@ -46,9 +46,17 @@ func (q *lingerQueue) push(e lingerEntry, kick chan<- struct{}) {
 	}
 }
 
-// expireLocked closes the batches whose linger ended by now and returns the
-// next deadline (zero if none).
+// expireLocked closes the batches whose linger (or hold) ended by now and
+// returns the next deadline (zero if none).
 func (a *Accumulator) expireLocked(now time.Time) time.Time {
+	next := a.expireLingerLocked(now)
+	if h := a.expireHeldLocked(now); !h.IsZero() && (next.IsZero() || h.Before(next)) {
+		next = h
+	}
+	return next
+}
+
+func (a *Accumulator) expireLingerLocked(now time.Time) time.Time {
 	q := &a.linger
 	for q.head < len(q.items) {
 		e := q.items[q.head]
@@ -59,6 +67,16 @@ func (a *Accumulator) expireLocked(now time.Time) time.Time {
 		}
 		if e.deadline.After(now) {
 			return e.deadline
+		}
+		if a.cfg.HoldUntilSent && e.p.waiting > 0 && now.Before(e.deadline.Add(SendHold)) {
+			// An earlier batch of the partition waits to be sent: this one
+			// could only queue behind it. It stays open, filling, until
+			// that one is sent (Sent closes it) or the hold ends.
+			q.items[q.head] = lingerEntry{}
+			q.head++
+			e.p.open.holding = true
+			a.holds.push(lingerEntry{p: e.p, id: e.id, deadline: e.deadline.Add(SendHold)}, nil)
+			continue
 		}
 		if a.waiters > 0 && now.Before(e.deadline.Add(LingerHold)) && a.work.backlog() > 0 {
 			// The buffer is full (a caller waits for room) and closed

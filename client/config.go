@@ -46,6 +46,7 @@ type config struct {
 	requestTimeout   time.Duration
 	dialTimeout      time.Duration
 	retryBackoff     time.Duration
+	pidExpiration    time.Duration
 	metadataMaxAge   time.Duration
 	unknownTopicWait time.Duration
 	partitioner      Partitioner
@@ -138,7 +139,9 @@ func MaxBuffered(records int, bytes int64) Option {
 
 // DeliveryTimeout bounds the time from Produce to a record's outcome
 // (default 2 minutes; counted from when its batch closes, at most Linger
-// after Produce, or from when its topic's metadata arrived). At the deadline
+// after Produce — plus up to a second, batching.SendHold, while an earlier
+// batch of its partition still waits to be sent — or from when its topic's
+// metadata arrived). At the deadline
 // a record not yet acknowledged fails with ErrDeliveryTimeout and either
 // ErrNotWritten (never sent, or every attempt refused) or ErrOutcomeUnknown
 // (an attempt may have been written, or is still in flight): the producer
@@ -151,6 +154,18 @@ func DeliveryTimeout(d time.Duration) Option { return func(c *config) { c.delive
 // connection whose answer is more than RequestTimeout + 5s late is closed
 // (the 5 s cover the broker's own wait).
 func RequestTimeout(d time.Duration) Option { return func(c *config) { c.requestTimeout = d } }
+
+// ProducerIDExpiration tells the producer the brokers'
+// producer.id.expiration.ms (default a day, Kafka's default; negative: off).
+// Kafka measures it from the records' own timestamps, and a restarting
+// broker forgets every producer whose last batch is stamped that long ago —
+// it then accepts that producer's next batch at any sequence, so a retried
+// batch that had in fact landed would be written twice. Records stamped
+// three quarters of this long ago (historical events replayed with their
+// timestamps) therefore have an unknown outcome settled by reading the
+// partition's log, never by resending unchanged: no duplicate, at the cost
+// of a read per unknown outcome. Set it if the brokers' value is shorter.
+func ProducerIDExpiration(d time.Duration) Option { return func(c *config) { c.pidExpiration = d } }
 
 // DialTimeout bounds connecting to a broker (default 10s).
 func DialTimeout(d time.Duration) Option { return func(c *config) { c.dialTimeout = d } }

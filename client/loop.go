@@ -191,7 +191,8 @@ func (l *loop) newBatch(b *batching.Batch) {
 	}
 	l.nextID++
 	l.batches[l.nextID] = &batchState{b: b}
-	l.step(idempotence.NewBatch{TP: tp, ID: l.nextID, Records: int32(b.Records), Deadline: time.Now().Add(l.p.cfg.deliveryTimeout)})
+	l.step(idempotence.NewBatch{TP: tp, ID: l.nextID, Records: int32(b.Records), Deadline: time.Now().Add(l.p.cfg.deliveryTimeout),
+		Stamp: time.UnixMilli(b.MaxTimestamp())})
 }
 
 // leaders tells the machine the leaders metadata knows for tps (nil: every

@@ -27,6 +27,11 @@ func (l *loop) dispatch(sends []idempotence.Send) {
 		tp := idempotence.TopicPartition{Topic: bs.b.TP.Topic, Partition: bs.b.TP.Partition}
 		bs.b.SetProducer(snd.ProducerID, snd.Epoch, snd.BaseSequence)
 		o := outgoing{tp: tp, id: snd.ID, bytes: bs.b.Bytes(), n: bs.b.Records, retry: bs.sent}
+		if !bs.sent {
+			// The partition's next batch, held open while this one waited,
+			// may close now.
+			l.p.acc.Sent(bs.b)
+		}
 		bs.sent = true
 		k := key{snd.Broker, tp}
 		r := rank[k]

@@ -88,10 +88,11 @@ func NewProducer(opts ...Option) (*Producer, error) {
 		unknown:  make(map[string]unknownTopic),
 	}
 	p.loop = newLoop(p, idempotence.New(idempotence.Config{
-		MaxInFlight:    cfg.maxInFlight,
-		StopOnDataLoss: cfg.stopOnDataLoss,
-		RetryBackoff:   max(cfg.retryBackoff, time.Nanosecond),
-		LeaderAcks:     cfg.acks == AcksLeader,
+		MaxInFlight:          cfg.maxInFlight,
+		StopOnDataLoss:       cfg.stopOnDataLoss,
+		RetryBackoff:         max(cfg.retryBackoff, time.Nanosecond),
+		LeaderAcks:           cfg.acks == AcksLeader,
+		ProducerIDExpiration: cfg.pidExpiration,
 	}))
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	connCfg := protocol.ConnConfig{
@@ -125,6 +126,7 @@ func NewProducer(opts ...Option) (*Producer, error) {
 		MaxBufferedBytes:   cfg.maxBufferedBytes,
 		MaxBufferedRecords: cfg.maxBufferedRecs,
 		Workers:            cfg.workers,
+		HoldUntilSent:      true,
 	}, p.batchReady)
 	if err != nil {
 		p.pool.Close()

@@ -28,6 +28,7 @@ type batch struct {
 	id       BatchID
 	records  int32
 	deadline time.Time
+	stamp    time.Time // largest record timestamp, zero if unknown (split parts inherit it)
 
 	st       status
 	numbered bool // pid, epoch and seq are assigned

@@ -16,13 +16,13 @@ func BenchmarkSteadyState(b *testing.B) {
 			pr.leaderChanged(tp0, 1, 0)
 			id := BatchID(1)
 			for ; id <= BatchID(backlog); id++ {
-				pr.enqueue(tp0, id, 10, now.Add(time.Hour))
+				pr.enqueue(tp0, id, 10, now.Add(time.Hour), time.Time{})
 			}
 			var off int64
 			var inflight []BatchID
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				pr.enqueue(tp0, id, 10, now.Add(time.Hour))
+				pr.enqueue(tp0, id, 10, now.Add(time.Hour), time.Time{})
 				id++
 				for _, s := range pr.sendable(tp0, now) {
 					inflight = append(inflight, s.ID)

@@ -330,7 +330,7 @@ func newWorldDeadlines(w *world, rng *rand.Rand) *world {
 			recs := int32(1 + rng.IntN(3))
 			nw.wb[id] = &wbatch{tp: tp, idx: float64(j), width: 1, records: recs, offset: -2}
 			nw.ids = append(nw.ids, id)
-			nw.pr.enqueue(tp, id, recs, nw.now.Add(time.Duration(1+rng.IntN(20))*time.Second))
+			nw.pr.enqueue(tp, id, recs, nw.now.Add(time.Duration(1+rng.IntN(20))*time.Second), time.Time{})
 			id++
 		}
 	}

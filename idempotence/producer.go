@@ -111,7 +111,7 @@ func (pr *Producer) report(b *batch, p *partition) {
 // Enqueue adds a batch of records to the end of the partition's queue. A
 // batch whose deadline passes before it is delivered fails with
 // ErrDeliveryTimeout (a zero deadline never passes).
-func (pr *Producer) enqueue(tp TopicPartition, id BatchID, records int32, deadline time.Time) {
+func (pr *Producer) enqueue(tp TopicPartition, id BatchID, records int32, deadline, stamp time.Time) {
 	p := pr.part(tp)
 	switch {
 	case pr.closed:
@@ -127,7 +127,7 @@ func (pr *Producer) enqueue(tp TopicPartition, id BatchID, records int32, deadli
 		pr.emit(Failed{TP: tp, ID: id, Err: errNoRecords})
 		return
 	}
-	b := &batch{id: id, records: records, deadline: deadline, offset: -1}
+	b := &batch{id: id, records: records, deadline: deadline, stamp: stamp, offset: -1}
 	p.batches = append(p.batches, b)
 	if !deadline.IsZero() && (p.nextDue.IsZero() || deadline.Before(p.nextDue)) {
 		p.nextDue = deadline

@@ -75,6 +75,12 @@ func (pr *Producer) respond(tp TopicPartition, id BatchID, r Response, now time.
 			pr.fail(p, b, err)
 		}
 	}
+	if b.unknown && b.st == stMaybeAppended && pr.mayBeForgotten(p) {
+		// The broker may have dropped this producer's state (old record
+		// timestamps) and would accept a copy at any sequence: the log, not
+		// a resend, decides whether the earlier attempt landed.
+		p.needRead = true
+	}
 	if b.expired && p.byID[id] == b {
 		switch {
 		case b.st == stAcked: // reported unknown, in fact written: settled
@@ -130,4 +136,25 @@ func (pr *Producer) retryLater(p *partition, code int16, now time.Time) {
 		p.hasLeader = false
 		pr.emit(RefreshMetadata{TP: p.tp})
 	}
+}
+
+// mayBeForgotten reports a partition with a numbered, unacknowledged batch
+// stamped long enough ago that a broker may have expired this producer's
+// state by it (Config.ProducerIDExpiration): only such a batch, landed,
+// becomes the broker's record of the producer.
+func (pr *Producer) mayBeForgotten(p *partition) bool {
+	exp := pr.cfg.ProducerIDExpiration
+	if exp < 0 {
+		return false
+	}
+	if exp == 0 {
+		exp = DefaultProducerIDExpiration
+	}
+	limit := pr.now.Add(-exp / 4 * 3)
+	for _, b := range p.batches {
+		if b.numbered && b.st != stAcked && !b.stamp.IsZero() && b.stamp.Before(limit) {
+			return true
+		}
+	}
+	return false
 }

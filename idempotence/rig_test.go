@@ -48,7 +48,7 @@ func (r *rig) take() []Event {
 
 func (r *rig) enqueue(tp TopicPartition, records int32, ids ...BatchID) {
 	for _, id := range ids {
-		r.pr.enqueue(tp, id, records, time.Time{})
+		r.pr.enqueue(tp, id, records, time.Time{}, time.Time{})
 	}
 	r.collect()
 }
@@ -137,4 +137,13 @@ func (r *rig) is(cond bool, format string, args ...any) {
 	if !cond {
 		r.t.Fatalf(format, args...)
 	}
+}
+
+// enqueueStamped is enqueue with batches whose largest record timestamp
+// is stamp.
+func (r *rig) enqueueStamped(tp TopicPartition, records int32, stamp time.Time, ids ...BatchID) {
+	for _, id := range ids {
+		r.pr.enqueue(tp, id, records, time.Time{}, stamp)
+	}
+	r.collect()
 }

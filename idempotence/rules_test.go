@@ -545,7 +545,7 @@ func TestRuleNewProducerIDGoesAlone(t *testing.T) {
 	pr.setIdentity(1, 0)
 	pr.leaderChanged(tp0, 1, 0)
 	for id := BatchID(1); id <= 3; id++ {
-		pr.enqueue(tp0, id, 1, time.Time{})
+		pr.enqueue(tp0, id, 1, time.Time{}, time.Time{})
 	}
 	if s := pr.sendable(tp0, now); len(s) != 1 {
 		t.Fatalf("first batch under an unknown producer id not alone: %v", s)
@@ -560,7 +560,7 @@ func TestRuleDeadlines(t *testing.T) {
 	deadline := func(r *rig) time.Time { return r.now.Add(3 * time.Second) }
 	runRules(t, []ruleCase{
 		{name: "a batch never written times out as not written", run: func(r *rig) {
-			r.pr.enqueue(tp0, 1, 1, deadline(r))
+			r.pr.enqueue(tp0, 1, 1, deadline(r), time.Time{})
 			next, ok := r.pr.NextWake()
 			r.is(ok && next.Equal(deadline(r)), "next wake %v", next)
 			r.now = r.now.Add(5 * time.Second)
@@ -570,7 +570,7 @@ func TestRuleDeadlines(t *testing.T) {
 			r.is(!ok, "still a wake")
 		}},
 		{name: "an in-flight batch is reported unknown at its deadline; refused later, it leaves a hole and the partition bumps", run: func(r *rig) {
-			r.pr.enqueue(tp0, 1, 1, deadline(r))
+			r.pr.enqueue(tp0, 1, 1, deadline(r), time.Time{})
 			r.enqueue(tp0, 1, 2)
 			r.send(tp0)
 			r.now = r.now.Add(5 * time.Second)
@@ -586,7 +586,7 @@ func TestRuleDeadlines(t *testing.T) {
 			r.sendsAre(r.send(tp0), "2@4/0")
 		}},
 		{name: "an unknown outcome is reported at the deadline; a read finding it settles the partition", run: func(r *rig) {
-			r.pr.enqueue(tp0, 1, 1, deadline(r))
+			r.pr.enqueue(tp0, 1, 1, deadline(r), time.Time{})
 			r.enqueue(tp0, 1, 2)
 			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
 			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
@@ -603,7 +603,7 @@ func TestRuleDeadlines(t *testing.T) {
 			r.none(ev, "failures", len(find[Failed](ev)))
 		}},
 		{name: "an unknown outcome reported at the deadline and absent from the log is not reported again", run: func(r *rig) {
-			r.pr.enqueue(tp0, 1, 1, deadline(r))
+			r.pr.enqueue(tp0, 1, 1, deadline(r), time.Time{})
 			r.send(tp0)
 			r.now = r.now.Add(5 * time.Second)
 			r.answer(tp0, 1, CodeTransport, MaybeAppended, -1)
@@ -616,8 +616,8 @@ func TestRuleDeadlines(t *testing.T) {
 			r.none(ev, "a second outcome", len(find[Failed](ev))+len(find[Delivered](ev)))
 		}},
 		{name: "an unreadable log reports the outcome unknown, never not written", run: func(r *rig) {
-			r.pr.enqueue(tp0, 1, 1, deadline(r))
-			r.pr.enqueue(tp0, 2, 1, r.now.Add(time.Hour))
+			r.pr.enqueue(tp0, 1, 1, deadline(r), time.Time{})
+			r.pr.enqueue(tp0, 2, 1, r.now.Add(time.Hour), time.Time{})
 			r.send(tp0)
 			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
 			r.answer(tp0, 2, CodeRequestTimedOut, MaybeAppended, -1)
@@ -646,7 +646,7 @@ func TestRuleDeadlines(t *testing.T) {
 			r.sendsAre(r.send(tp0), "1@4/0")
 		}},
 		{name: "a non-retriable code after an unknown outcome with an unreadable log", run: func(r *rig) {
-			r.pr.enqueue(tp0, 1, 1, deadline(r))
+			r.pr.enqueue(tp0, 1, 1, deadline(r), time.Time{})
 			r.send(tp0)
 			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
 			r.later()
@@ -694,7 +694,7 @@ func TestInputsValidatedAndStaleIgnored(t *testing.T) {
 func TestNoIdentityHolds(t *testing.T) {
 	pr := New(Config{RetryBackoff: -1})
 	pr.leaderChanged(tp0, 1, 0)
-	pr.enqueue(tp0, 1, 1, time.Time{})
+	pr.enqueue(tp0, 1, 1, time.Time{}, time.Time{})
 	if s := pr.sendable(tp0, time.Unix(1, 0)); s != nil {
 		t.Fatalf("sent without identity: %v", s)
 	}
@@ -726,7 +726,7 @@ func TestSplitRejectsBadParts(t *testing.T) {
 
 func TestSplitAfterDeadline(t *testing.T) {
 	r := newRig(t, Config{})
-	r.pr.enqueue(tp0, 1, 4, r.now.Add(time.Second))
+	r.pr.enqueue(tp0, 1, 4, r.now.Add(time.Second), time.Time{})
 	r.send(tp0)
 	r.answer(tp0, 1, CodeMessageTooLarge, NotAppended, -1)
 	r.now = r.now.Add(2 * time.Second)
@@ -746,8 +746,8 @@ func TestNotIdempotent(t *testing.T) {
 	now := time.Unix(1, 0)
 	pr.setIdentity(-1, -1)
 	pr.leaderChanged(tp0, 1, 0)
-	pr.enqueue(tp0, 1, 2, time.Time{})
-	pr.enqueue(tp0, 2, 2, time.Time{})
+	pr.enqueue(tp0, 1, 2, time.Time{}, time.Time{})
+	pr.enqueue(tp0, 2, 2, time.Time{}, time.Time{})
 	s := pr.sendable(tp0, now)
 	if len(s) != 1 || s[0].ProducerID != -1 || s[0].Epoch != -1 || s[0].BaseSequence != -1 {
 		t.Fatalf("sends %+v", s)
@@ -794,9 +794,9 @@ func TestRuleNotLeaderAfterAppend(t *testing.T) {
 // of batches in flight (they could land out of order).
 func TestLeaderlessThenNewLeaderDrainsOld(t *testing.T) {
 	r := newRig(t, Config{})
-	r.pr.enqueue(tp0, 1, 1, time.Time{})
+	r.pr.enqueue(tp0, 1, 1, time.Time{}, time.Time{})
 	r.sendsAre(r.send(tp0), "1@3/0")
-	r.pr.enqueue(tp0, 2, 1, time.Time{})
+	r.pr.enqueue(tp0, 2, 1, time.Time{}, time.Time{})
 	r.pr.leaderChanged(tp0, -1, -1)
 	r.is(len(find[RefreshMetadata](r.take())) == 1, "no metadata refresh asked for a leaderless partition")
 	r.sendsAre(r.send(tp0))
@@ -904,7 +904,7 @@ func TestRuleLogReads(t *testing.T) {
 // under acks=1 it is.
 func TestRuleCodesFollowAcks(t *testing.T) {
 	expire := func(r *rig) []Event {
-		r.pr.enqueue(tp0, 1, 1, r.now.Add(3*time.Second))
+		r.pr.enqueue(tp0, 1, 1, r.now.Add(3*time.Second), time.Time{})
 		r.sendsAre(r.send(tp0), "1@3/0")
 		r.answer(tp0, 1, CodeNotLeaderOrFollower, MaybeAppended, -1)
 		r.now = r.now.Add(5 * time.Second)
@@ -944,8 +944,8 @@ func TestRuleCodesFollowAcks(t *testing.T) {
 func TestRuleSettlingReadResendsUnchanged(t *testing.T) {
 	runRules(t, []ruleCase{
 		{name: "no hole: same epoch, same sequence", run: func(r *rig) {
-			r.pr.enqueue(tp0, 1, 1, r.now.Add(3*time.Second))
-			r.pr.enqueue(tp0, 2, 1, r.now.Add(time.Hour))
+			r.pr.enqueue(tp0, 1, 1, r.now.Add(3*time.Second), time.Time{})
+			r.pr.enqueue(tp0, 2, 1, r.now.Add(time.Hour), time.Time{})
 			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
 			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
 			r.answer(tp0, 2, CodeTransport, MaybeAppended, -1)
@@ -964,8 +964,8 @@ func TestRuleSettlingReadResendsUnchanged(t *testing.T) {
 			r.sendsAre(r.send(tp0), "2@3/1")
 		}},
 		{name: "a hole (the expired batch is absent): what follows is renumbered", run: func(r *rig) {
-			r.pr.enqueue(tp0, 1, 1, r.now.Add(3*time.Second))
-			r.pr.enqueue(tp0, 2, 1, r.now.Add(time.Hour))
+			r.pr.enqueue(tp0, 1, 1, r.now.Add(3*time.Second), time.Time{})
+			r.pr.enqueue(tp0, 2, 1, r.now.Add(time.Hour), time.Time{})
 			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
 			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
 			r.answer(tp0, 2, CodeNotEnoughReplicas, NotAppended, -1)

@@ -31,6 +31,10 @@ type NewBatch struct {
 	ID       BatchID
 	Records  int32
 	Deadline time.Time
+	// Stamp is the batch's largest record timestamp (its CreateTime), zero
+	// if unknown. Kafka expires a producer's state by it (see
+	// Config.ProducerIDExpiration).
+	Stamp time.Time
 }
 
 // LeaderChanged records the partition's leader. After RefreshMetadata it
@@ -114,7 +118,7 @@ func (pr *Producer) Step(in Input, now time.Time) {
 	case SetIdentity:
 		pr.setIdentity(x.ProducerID, x.Epoch)
 	case NewBatch:
-		pr.enqueue(x.TP, x.ID, x.Records, x.Deadline)
+		pr.enqueue(x.TP, x.ID, x.Records, x.Deadline, x.Stamp)
 		if p := pr.parts[x.TP]; p != nil {
 			pr.wake(p)
 			if !p.hasLeader && p.knownEpoch && len(p.batches) == 1 {

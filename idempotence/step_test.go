@@ -62,13 +62,13 @@ func TestStepTranscriptSeed(t *testing.T) {
 	want := strings.TrimSpace(`
 > idempotence.SetIdentity{ProducerID:7 Epoch:0}
 > idempotence.LeaderChanged{TP:{Topic:t Partition:0} Broker:1 LeaderEpoch:3}
-> idempotence.NewBatch{TP:{Topic:t Partition:0} ID:1 Records:2 Deadline:0001-01-01 00:00:00 +0000 UTC}
+> idempotence.NewBatch{TP:{Topic:t Partition:0} ID:1 Records:2 Deadline:0001-01-01 00:00:00 +0000 UTC Stamp:0001-01-01 00:00:00 +0000 UTC}
   send 1 7/0/0 to 1@3
 > idempotence.Answer{TP:{Topic:t Partition:0} ID:1 Response:{Code:0 Class:Appended BaseOffset:0 LogStartOffset:0}}
   idempotence.Delivered{TP:{Topic:t Partition:0} ID:1 BaseOffset:0}
-> idempotence.NewBatch{TP:{Topic:t Partition:0} ID:2 Records:2 Deadline:0001-01-01 00:00:00 +0000 UTC}
+> idempotence.NewBatch{TP:{Topic:t Partition:0} ID:2 Records:2 Deadline:0001-01-01 00:00:00 +0000 UTC Stamp:0001-01-01 00:00:00 +0000 UTC}
   send 2 7/0/2 to 1@3
-> idempotence.NewBatch{TP:{Topic:t Partition:0} ID:3 Records:2 Deadline:0001-01-01 00:00:00 +0000 UTC}
+> idempotence.NewBatch{TP:{Topic:t Partition:0} ID:3 Records:2 Deadline:0001-01-01 00:00:00 +0000 UTC Stamp:0001-01-01 00:00:00 +0000 UTC}
   send 3 7/0/4 to 1@3
 > idempotence.Answer{TP:{Topic:t Partition:0} ID:2 Response:{Code:0 Class:Appended BaseOffset:2 LogStartOffset:0}}
   idempotence.Delivered{TP:{Topic:t Partition:0} ID:2 BaseOffset:2}

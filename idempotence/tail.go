@@ -350,7 +350,7 @@ func (pr *Producer) splitWith(tp TopicPartition, id BatchID, parts []Part, why e
 			continue
 		}
 		seen[part.ID] = true
-		repl = append(repl, &batch{id: part.ID, records: part.Records, deadline: b.deadline, offset: -1})
+		repl = append(repl, &batch{id: part.ID, records: part.Records, deadline: b.deadline, stamp: b.stamp, offset: -1})
 		if !b.deadline.IsZero() && (p.nextDue.IsZero() || b.deadline.Before(p.nextDue)) {
 			p.nextDue = b.deadline
 		}

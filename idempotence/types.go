@@ -40,7 +40,21 @@ type Config struct {
 	// leadership while waiting for its followers and answer
 	// NOT_LEADER_OR_FOLLOWER, so that answer leaves the outcome unknown.
 	LeaderAcks bool
+	// ProducerIDExpiration is the brokers' producer.id.expiration.ms; 0
+	// means Kafka's default, a day, and a negative value turns the guard
+	// below off. Kafka measures it from the largest record timestamp of
+	// the producer's last batch, not from when the batch arrived, and a
+	// broker loading its producer-state snapshot (a restart) drops every
+	// producer so stamped: it then accepts that producer's next batch at
+	// any sequence, so resending a batch whose earlier attempt landed
+	// would write it twice. A partition holding a batch stamped three
+	// quarters of this long ago therefore resolves an unknown outcome by
+	// reading its log, never by resending unchanged.
+	ProducerIDExpiration time.Duration
 }
+
+// DefaultProducerIDExpiration is Kafka's producer.id.expiration.ms default.
+const DefaultProducerIDExpiration = 24 * time.Hour
 
 // Class is the caller's classification of a produce outcome for error codes
 // this package has no rule of its own for. The zero value, MaybeAppended, is

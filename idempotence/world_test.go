@@ -133,7 +133,7 @@ func newWorld(fatalf func(string, ...any), cfg Config, epochPerPID bool, perTP [
 			recs := int32(1 + (j+i)%3)
 			w.wb[id] = &wbatch{tp: tp, idx: float64(j), width: 1, records: recs, offset: -2}
 			w.ids = append(w.ids, id)
-			w.pr.enqueue(tp, id, recs, time.Time{})
+			w.pr.enqueue(tp, id, recs, time.Time{}, time.Time{})
 			id++
 		}
 	}

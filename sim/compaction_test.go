@@ -68,7 +68,8 @@ func viewOf(t *testing.T, c *Cluster, broker int32) []batchView {
 }
 
 func TestCompaction(t *testing.T) {
-	c := newTestCluster(t, Brokers(2), Topic("c", 1, 2), Topic("plain", 1, 1), CompactTopic("c"))
+	c := newTestCluster(t, Brokers(2), Topic("c", 1, 2), Topic("plain", 1, 1), CompactTopic("c"),
+		ProducerIDExpiration(stampedLongAgo)) // restarts below keep the 1970-stamped producers
 	leader, _ := c.Leader("c", 0)
 	tc := dial(t, c.Addrs()[leader])
 	if p := tc.produce("c", 0, -1, keyedBatch(t, 1, 0, compress.None, "k1", "")); p.ErrorCode != errInvalidRecord {

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"time"
 )
 
 // MoveLeader hands the partition's leadership to replica to, which must be
@@ -153,7 +154,8 @@ func (c *Cluster) stopBroker(id int32, mode stopMode) error {
 // StartBroker restarts a stopped broker on its old address. Its replicas
 // rebuild producer state from their own logs keeping only each producer's
 // last batch, as loading a Kafka snapshot does (nothing with
-// LoseStateOnRestart), then catch up from their leaders and rejoin the ISR.
+// LoseStateOnRestart), and drop the producers whose last batch is stamped
+// ProducerIDExpiration or longer ago, then catch up from their leaders and rejoin the ISR.
 // Offline partitions whose last in-sync replica it is elect it.
 func (c *Cluster) StartBroker(id int32) error {
 	c.mu.Lock()
@@ -186,6 +188,7 @@ func (c *Cluster) StartBroker(id int32) error {
 				r.pstate = producerTable{}
 			} else {
 				r.rebuild(true)
+				r.pstate.dropStamped(c.cfg.pidExpiration, time.Now())
 			}
 			if pt.leader < 0 && slices.Contains(pt.isr, id) {
 				c.electLocked(pt, id)

@@ -285,7 +285,7 @@ func TestUncleanElectReportsLostOffsets(t *testing.T) {
 }
 
 func TestStopStartBrokerShrinksDedupWindow(t *testing.T) {
-	c := newTestCluster(t, Brokers(3), Topic("t", 1, 3))
+	c := newTestCluster(t, Brokers(3), Topic("t", 1, 3), ProducerIDExpiration(stampedLongAgo)) // keeps the 1970-stamped producer over the restart
 	l0, _ := c.Leader("t", 0)
 	f := (l0 + 1) % 3
 	tc := dial(t, c.Addrs()[l0])

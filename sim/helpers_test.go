@@ -99,6 +99,11 @@ func vals(prefix string, n int) []string {
 	return out
 }
 
+// stampedLongAgo is a producer-id expiration longer than the age of
+// makeBatch's batches (stamped at 1 s after the Unix epoch): for tests
+// whose restarted brokers must keep their producers.
+const stampedLongAgo = 100 * 365 * 24 * time.Hour
+
 // makeBatch encodes a v2 record batch with a correct CRC-32C.
 func makeBatch(t testing.TB, s spec) []byte {
 	t.Helper()

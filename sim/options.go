@@ -30,6 +30,7 @@ type config struct {
 	network            *memnet.Network
 	sink               bool
 	loseStateOnRestart bool
+	pidExpiration      time.Duration // ProducerIDExpiration
 	recorderLimit      int
 	maxBatchBytes      int
 	maxDecompressed    int
@@ -48,6 +49,7 @@ func defaultConfig() config {
 		recorderLimit:   10000,
 		maxBatchBytes:   1048588, // Kafka's message.max.bytes default
 		maxDecompressed: 64 << 20,
+		pidExpiration:   24 * time.Hour, // Kafka's producer.id.expiration.ms default
 	}
 }
 
@@ -106,6 +108,14 @@ func SinkMode() Option { return func(c *config) { c.sink = true } }
 // LoseStateOnRestart makes a restarted broker forget all producer state
 // instead of rebuilding it from its log.
 func LoseStateOnRestart() Option { return func(c *config) { c.loseStateOnRestart = true } }
+
+// ProducerIDExpiration is the brokers' producer.id.expiration.ms (default
+// a day). As in Kafka, it is measured from the producer's last batch's
+// largest record timestamp (CreateTime, set by the client), not from when
+// the batch arrived: a broker that restarts drops, while loading its
+// producer-state snapshot, every producer whose last batch is stamped that
+// long ago — and then accepts that producer's next batch at any sequence.
+func ProducerIDExpiration(d time.Duration) Option { return func(c *config) { c.pidExpiration = d } }
 
 // RecorderLimit bounds how many request/response exchanges and produce
 // records the Recorder keeps (the oldest go first). Default 10000; <= 0

@@ -143,6 +143,17 @@ func (t producerTable) expireIdle(idle time.Duration, now time.Time) []int64 {
 	return out
 }
 
+// dropStamped forgets the producers whose last batch's largest timestamp
+// is expiration or longer before now: Kafka's isProducerExpired, applied
+// when a snapshot is loaded and by the periodic expiry check.
+func (t producerTable) dropStamped(expiration time.Duration, now time.Time) {
+	for pid, e := range t {
+		if now.UnixMilli()-e.lastTimestamp >= expiration.Milliseconds() {
+			delete(t, pid)
+		}
+	}
+}
+
 // shrink keeps only each producer's last batch, as a Kafka snapshot does.
 func (t producerTable) shrink() {
 	for _, e := range t {

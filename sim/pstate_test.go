@@ -1,8 +1,11 @@
 package sim
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/rollsafe/rollsafe/compress"
 )
@@ -126,5 +129,22 @@ func TestProducerTableShrink(t *testing.T) {
 	}
 	if addSeq(math.MaxInt32, 1) != 0 || addSeq(math.MaxInt32-1, 3) != 1 || nextSeq(math.MaxInt32) != 0 {
 		t.Fatal("sequence wrap arithmetic")
+	}
+}
+
+// TestProducerTableDropStamped: Kafka's isProducerExpired measures from
+// the last batch's largest record timestamp: a producer whose last batch
+// is stamped at least the expiration ago is dropped, however recently it
+// arrived; one stamped just inside it stays.
+func TestProducerTableDropStamped(t *testing.T) {
+	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
+	pt := producerTable{}
+	for pid, age := range map[int64]time.Duration{1: 48 * time.Hour, 2: 24 * time.Hour, 3: 24*time.Hour - time.Millisecond, 4: 0} {
+		pt.update(pid, 0, 0, 0, 0, 0) // arrived now
+		pt[pid].lastTimestamp = now.Add(-age).UnixMilli()
+	}
+	pt.dropStamped(24*time.Hour, now)
+	if len(pt) != 2 || pt[3] == nil || pt[4] == nil {
+		t.Fatalf("kept %v, want producers 3 and 4", slices.Sorted(maps.Keys(pt)))
 	}
 }

@@ -116,6 +116,10 @@ type rig struct {
 	pending  sync.WaitGroup
 
 	dial func(ctx context.Context, network, addr string) (net.Conn, error) // nil: TCP
+
+	// age, when set, stamps every record produced that long before now
+	// (historical events replayed).
+	age time.Duration
 }
 
 // cfg is how a rig is built.
@@ -224,6 +228,9 @@ func (r *rig) produceTo(ctx context.Context, prefix string, n int, part func(i i
 	for i := range n {
 		id := fmt.Sprintf("%s-%d", prefix, i)
 		rec := &client.Record{Topic: topic, Value: []byte(id)}
+		if r.age > 0 {
+			rec.Timestamp = time.Now().Add(-r.age)
+		}
 		if part != nil {
 			rec.Partition, rec.HasPartition = part(i), true
 		} else {

@@ -1,0 +1,62 @@
+package idempotence
+
+import (
+	"testing"
+	"time"
+)
+
+// Kafka expires a producer by its last batch's largest record timestamp,
+// and a restarted broker that forgot it accepts a resend at any sequence:
+// an unknown outcome on a partition holding a batch stamped ¾ of
+// ProducerIDExpiration ago is settled by a tail read, never by resending
+// unchanged. Fresh stamps, or the guard turned off, resend unchanged.
+func TestRuleOldStampsSettleByRead(t *testing.T) {
+	day := 24 * time.Hour
+	cases := []struct {
+		name string
+		cfg  Config
+		age  time.Duration
+		read bool
+	}{
+		{"stamped two days ago", Config{}, 2 * day, true},
+		{"stamped 19 hours ago (past three quarters of a day)", Config{}, 19 * time.Hour, true},
+		{"stamped 17 hours ago", Config{}, 17 * time.Hour, false},
+		{"fresh", Config{}, 0, false},
+		{"an hour ago with a two-hour expiration", Config{ProducerIDExpiration: 2 * time.Hour}, time.Hour + time.Minute, false},
+		{"two hours ago with a two-hour expiration", Config{ProducerIDExpiration: 2 * time.Hour}, 2 * time.Hour, true},
+		{"two days ago, guard off", Config{ProducerIDExpiration: -1}, 2 * day, false},
+	}
+	var rules []ruleCase
+	for _, c := range cases {
+		rules = append(rules, ruleCase{name: c.name, cfg: c.cfg, run: func(r *rig) {
+			r.enqueueStamped(tp0, 1, r.now.Add(-c.age), 1, 2)
+			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
+			r.ok(tp0, 1, 10)
+			r.answer(tp0, 2, CodeRequestTimedOut, MaybeAppended, -1)
+			r.delivered(r.take(), "1@10")
+			r.later() // past the backoff
+			if !c.read {
+				r.sendsAre(r.send(tp0), "2@3/1") // resent unchanged
+				ev := r.take()
+				r.none(ev, "tail read", len(find[ReadTail](ev)))
+				return
+			}
+			r.sendsAre(r.send(tp0)) // held for the read
+			ev := r.take()
+			rt := find[ReadTail](ev)
+			r.is(len(rt) == 1 && rt[0].FromOffset == 10, "no tail read from the last delivered batch: %v", ev)
+			// The first attempt landed: found, delivered, never resent.
+			r.pr.tailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 12, Described: true,
+				Producers: []ProducerState{{ProducerID: 1000, Epoch: 3, LastSequence: 1}},
+				Batches: []TailBatch{
+					{BaseOffset: 10, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 1},
+					{BaseOffset: 11, ProducerID: 1000, Epoch: 3, BaseSequence: 1, Records: 1},
+				}})
+			ev = r.take()
+			r.delivered(ev, "2@11")
+			r.none(ev, "epoch bump", len(find[EpochBumped](ev)))
+			r.sendsAre(r.send(tp0))
+		}})
+	}
+	runRules(t, rules)
+}
