@@ -1,12 +1,18 @@
 // Package batching accumulates records per partition and turns each closed
 // batch into a Kafka RecordBatch v2, encoded, compressed and checksummed once.
 //
-// An Accumulator keeps one open batch per partition. Append encodes each
-// record (varints, as on the wire) straight into the batch's pooled buffer;
-// a batch closes when it reaches Config.BatchBytes, when its linger ends, or
-// on Flush. Closed batches are compressed and CRC32C-summed by worker
-// goroutines (GOMAXPROCS by default), in parallel even within one partition,
-// and handed to the ready callback in closing order per partition. The
+// An Accumulator keeps one open batch per partition. Append only references
+// each record (its key, value and headers stay the caller's, unmodified,
+// until the batch is released) and counts its encoded size; a batch closes
+// when it reaches Config.BatchBytes, when its linger ends, or on Flush.
+// Closed batches are encoded (varints, as on the wire, the CRC32C computed
+// right behind the copy), compressed and checksummed by worker goroutines
+// (GOMAXPROCS by default), in parallel even within one partition, and
+// handed to the ready callback in closing order per partition. A compressed
+// batch keeps only its compressed bytes; an uncompressed one gets a buffer
+// of its size class from a pool, and is left for its first Bytes to encode
+// while eight batches' worth of encoded ones wait to be sent (a stalled
+// broker then costs the callers' records, not a second copy of them). The
 // bytes of a Batch are then reused verbatim on every retry; SetProducer
 // patches only the producer id, epoch and base sequence and the CRC (an
 // epoch bump costs no recompression), and Split re-batches the records of a
