@@ -7,6 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -64,6 +67,7 @@ type rollsafeSession struct {
 	tl    *tally
 	wg    sync.WaitGroup
 	cb    func(*client.Record, error)
+	trace *os.File // ROLLSAFE_TRACE, closed by finish
 }
 
 func startRollsafe(_ context.Context, addrs []string, topic string, o peerOpts, tl *tally) (peerSession, error) {
@@ -71,11 +75,22 @@ func startRollsafe(_ context.Context, addrs []string, topic string, o peerOpts, 
 	if o.requestTimeout > 0 {
 		opts = append(opts, client.RequestTimeout(o.requestTimeout))
 	}
+	var trace *os.File
+	if dir := os.Getenv("ROLLSAFE_TRACE"); dir != "" {
+		// rollsafe's transcript (every input of its state machine, every
+		// decision, its logs) in DIR/<topic>.trace.
+		f, err := os.Create(filepath.Join(dir, topic+".trace"))
+		if err != nil {
+			return nil, err
+		}
+		trace = f
+		opts = append(opts, client.WithLogger(slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: client.LevelTrace}))))
+	}
 	p, err := client.NewProducer(opts...)
 	if err != nil {
 		return nil, err
 	}
-	s := &rollsafeSession{p: p, topic: topic, tl: tl}
+	s := &rollsafeSession{p: p, topic: topic, tl: tl, trace: trace}
 	s.cb = func(r *client.Record, err error) {
 		defer s.wg.Done()
 		s.tl.outcome(r.Value, r.Partition, r.Offset, err)
@@ -95,6 +110,9 @@ func (s *rollsafeSession) finish(ctx context.Context) error {
 	err := s.p.Flush(ctx)
 	if cerr := s.p.Close(ctx); err == nil {
 		err = cerr
+	}
+	if s.trace != nil {
+		_ = s.trace.Close()
 	}
 	return errors.Join(err, waitGroup(ctx, &s.wg))
 }

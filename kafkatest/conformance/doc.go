@@ -4,4 +4,7 @@
 // kill -9, rolling restarts, a paused zombie leader, a network blackhole,
 // MESSAGE_TOO_LARGE, producer-id expiry — and reads every partition back
 // to prove nothing was lost, duplicated or reordered. Tests only.
+//
+// ROLLSAFE_TRACE=DIR writes each test producer's transcript (every input
+// of its state machine, every decision, its logs) to DIR/<topic>.trace.
 package conformance

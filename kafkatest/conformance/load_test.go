@@ -5,6 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -99,7 +102,19 @@ func newLoad(t *testing.T, c *kafkatest.Cluster, topic string, parts int32, pad 
 		filler := bytes.Repeat([]byte("x"), 100)
 		l.pad = func(int) []byte { return filler }
 	}
-	p, err := client.NewProducer(append([]client.Option{client.Brokers(c.Addrs()...), client.WithHooks(client.Hooks{BatchSent: l.h.BatchSent, EpochBumped: l.h.EpochBumped, TailRead: l.h.TailRead, DataLossDetected: l.h.DataLossDetected})}, opts...)...)
+	opts = append([]client.Option{client.Brokers(c.Addrs()...), client.WithHooks(client.Hooks{BatchSent: l.h.BatchSent, EpochBumped: l.h.EpochBumped, TailRead: l.h.TailRead, DataLossDetected: l.h.DataLossDetected})}, opts...)
+	if dir := os.Getenv("ROLLSAFE_TRACE"); dir != "" {
+		// The producer's transcript (every Step input and Ready, and its
+		// logs) in DIR/<topic>.trace: what a stall or a duplicate on the
+		// real cluster is diagnosed from.
+		f, err := os.Create(filepath.Join(dir, topic+".trace"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = f.Close() })
+		opts = append(opts, client.WithLogger(slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: client.LevelTrace}))))
+	}
+	p, err := client.NewProducer(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
