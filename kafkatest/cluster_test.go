@@ -39,6 +39,23 @@ func TestCluster(t *testing.T) {
 	if err := c.CreateTopic(ctx, Topic{Name: topic}); !errors.Is(err, protocol.ErrTopicAlreadyExists) {
 		t.Fatalf("second create: %v, want ErrTopicAlreadyExists", err)
 	}
+	// DeleteTopics: the topic goes from the metadata; an unknown name is
+	// not an error.
+	if err := c.CreateTopic(ctx, Topic{Name: "doomed"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DeleteTopics(ctx, "doomed", "never-created"); err != nil {
+		t.Fatalf("delete topics: %v", err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		_, err := c.Partitions(ctx, "doomed")
+		if errors.Is(err, protocol.ErrUnknownTopicOrPartition) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("deleted topic still in the metadata after 30s: %v", err)
+		}
+	}
 	ps, err := c.Partitions(ctx, topic)
 	if err != nil {
 		t.Fatal(err)
