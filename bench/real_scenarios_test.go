@@ -22,9 +22,9 @@ import (
 // whose partitions have the same replicas in the same order, so one fault
 // (a broker stopped, killed, paused or blackholed) hits every peer at the
 // same moment in the same way. By default (and in CI) the clean, seed and
-// blackhole scenarios run (about 3, 4 and 2 minutes with six peers on the
-// loaded 2 cores; kill, roll and zombie restart or freeze brokers for
-// minutes more); ROLLSAFE_PEER_SCENARIOS=all runs all six, or names some
+// blackhole scenarios run (70 s, 163 s and 57 s with the six peers of CI
+// on the 2 cores at load average ~22, plus a 22 s launch; kill, roll and
+// zombie restart or freeze brokers for minutes more); ROLLSAFE_PEER_SCENARIOS=all runs all six, or names some
 // (comma separated); ROLLSAFE_PEERS names the peers to run.
 // ROLLSAFE_PEERS_TABLE=file writes the results as a markdown table.
 //
