@@ -38,19 +38,15 @@ func (a *Accumulator) sentLocked(b *Batch) {
 // meanwhile (sent, full, flushed) are dropped.
 func (a *Accumulator) expireHeldLocked(now time.Time) time.Time {
 	q := &a.holds
-	for q.head < len(q.items) {
-		e := q.items[q.head]
-		if e.p.open == nil || e.p.open.id != e.id {
-			q.items[q.head] = lingerEntry{}
-			q.head++
-			continue
+	for {
+		e, ok := q.live()
+		if !ok {
+			return time.Time{}
 		}
 		if e.deadline.After(now) {
 			return e.deadline
 		}
-		q.items[q.head] = lingerEntry{}
-		q.head++
+		q.pop()
 		a.closeLocked(e.p)
 	}
-	return time.Time{}
 }

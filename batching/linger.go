@@ -58,12 +58,10 @@ func (a *Accumulator) expireLocked(now time.Time) time.Time {
 
 func (a *Accumulator) expireLingerLocked(now time.Time) time.Time {
 	q := &a.linger
-	for q.head < len(q.items) {
-		e := q.items[q.head]
-		if e.p.open == nil || e.p.open.id != e.id {
-			q.items[q.head] = lingerEntry{}
-			q.head++
-			continue // closed already
+	for {
+		e, ok := q.live()
+		if !ok {
+			return time.Time{}
 		}
 		if e.deadline.After(now) {
 			return e.deadline
@@ -72,8 +70,7 @@ func (a *Accumulator) expireLingerLocked(now time.Time) time.Time {
 			// An earlier batch of the partition waits to be sent: this one
 			// could only queue behind it. It stays open, filling, until
 			// that one is sent (Sent closes it) or the hold ends.
-			q.items[q.head] = lingerEntry{}
-			q.head++
+			q.pop()
 			e.p.open.holding = true
 			a.holds.push(lingerEntry{p: e.p, id: e.id, deadline: e.deadline.Add(SendHold)}, nil)
 			continue
@@ -86,11 +83,28 @@ func (a *Accumulator) expireLingerLocked(now time.Time) time.Time {
 			// looked at again after another Linger (or when the hold ends).
 			return minTime(now.Add(max(a.cfg.Linger, lingerRecheck)), e.deadline.Add(LingerHold))
 		}
-		q.items[q.head] = lingerEntry{}
-		q.head++
+		q.pop()
 		a.closeLocked(e.p)
 	}
-	return time.Time{}
+}
+
+// live returns the first entry whose batch is still open (dropping those
+// of batches closed meanwhile), or false if none is left.
+func (q *lingerQueue) live() (lingerEntry, bool) {
+	for q.head < len(q.items) {
+		e := q.items[q.head]
+		if e.p.open != nil && e.p.open.id == e.id {
+			return e, true
+		}
+		q.pop()
+	}
+	return lingerEntry{}, false
+}
+
+// pop drops the head entry.
+func (q *lingerQueue) pop() {
+	q.items[q.head] = lingerEntry{}
+	q.head++
 }
 
 func minTime(a, b time.Time) time.Time {

@@ -47,10 +47,7 @@ func (r *rig) take() []Event {
 }
 
 func (r *rig) enqueue(tp TopicPartition, records int32, ids ...BatchID) {
-	for _, id := range ids {
-		r.pr.enqueue(tp, id, records, time.Time{}, time.Time{})
-	}
-	r.collect()
+	r.enqueueStamped(tp, records, time.Time{}, ids...)
 }
 
 func (r *rig) send(tp TopicPartition) []Send {

@@ -60,44 +60,7 @@ func TestConformance04Kafka15591(t *testing.T) {
 func TestConformance05RestartShrinksDedupWindow(t *testing.T) {
 	world(t, func(t *testing.T) {
 		r := startT(t, cfg{partitions: 1, client: []client.Option{client.BatchBytes(512), client.Linger(0)}})
-		ctx := context.Background()
-		r.produceTo(ctx, "warm", 100, one(0))
-		r.check(t, r.wait(10*time.Second), "warm-up")
-		leader, _ := r.c.Leader(topic, 0)
-		base := len(r.produces(0))
-		r.check(t, r.c.DropResponses(topic, 0, 5), "drop")
-		r.produceTo(ctx, "fault", 300, one(0))
-		// Wait until five batches are written and unanswered.
-		if !waitUntil(10*time.Second, func() bool {
-			n := 0
-			for _, pr := range r.produces(0)[base:] {
-				if pr.Appended {
-					n++
-				}
-			}
-			return n >= 5
-		}) {
-			t.Fatalf("five batches never in flight\n%s", r.dump())
-		}
-		// Followers first, then the leader: it comes back alone, from its
-		// snapshot.
-		for b := range int32(3) {
-			if b != leader {
-				r.check(t, r.c.StopBroker(b), "stop follower")
-			}
-		}
-		r.check(t, r.c.StopBroker(leader), "stop leader")
-		restart := len(r.produces(0))
-		r.check(t, r.c.StartBroker(leader), "restart")
-		if l, _ := r.c.Leader(topic, 0); l != leader {
-			t.Fatalf("the restarted broker does not lead (leader %d)", l)
-		}
-		r.check(t, r.wait(20*time.Second), "after restart")
-		for b := range int32(3) {
-			if b != leader {
-				r.check(t, r.c.StartBroker(b), "start follower")
-			}
-		}
+		restart := r.unansweredThenRestartAlone(t)
 		r.check(t, r.goesOn("after", 200), "after")
 		_, err := r.verify()
 		r.check(t, err, "read-back")
@@ -116,4 +79,53 @@ func TestConformance05RestartShrinksDedupWindow(t *testing.T) {
 			t.Fatal("no tail read resolved the retried batches")
 		}
 	})
+}
+
+// unansweredThenRestartAlone is the fault of scenarios 05 and 21 on a
+// one-partition rig (512-byte batches, no linger): 100 records warm up,
+// then five batches are appended and left unanswered, the followers stop,
+// the leader stops and comes back alone from its snapshot and leads, the
+// producer settles, and the followers start again. It returns where the
+// recorder stood at the restart.
+func (r *rig) unansweredThenRestartAlone(t *testing.T) (restart int) {
+	t.Helper()
+	ctx := context.Background()
+	r.produceTo(ctx, "warm", 100, one(0))
+	r.check(t, r.wait(10*time.Second), "warm-up")
+	leader, _ := r.c.Leader(topic, 0)
+	base := len(r.produces(0))
+	r.check(t, r.c.DropResponses(topic, 0, 5), "drop")
+	r.produceTo(ctx, "fault", 300, one(0))
+	// Wait until five batches are written and unanswered.
+	if !waitUntil(10*time.Second, func() bool {
+		n := 0
+		for _, pr := range r.produces(0)[base:] {
+			if pr.Appended {
+				n++
+			}
+		}
+		return n >= 5
+	}) {
+		t.Fatalf("five batches never in flight\n%s", r.dump())
+	}
+	// Followers first, then the leader: it comes back alone, from its
+	// snapshot.
+	for b := range int32(3) {
+		if b != leader {
+			r.check(t, r.c.StopBroker(b), "stop follower")
+		}
+	}
+	r.check(t, r.c.StopBroker(leader), "stop leader")
+	restart = len(r.produces(0))
+	r.check(t, r.c.StartBroker(leader), "restart")
+	if l, _ := r.c.Leader(topic, 0); l != leader {
+		t.Fatalf("the restarted broker does not lead (leader %d)", l)
+	}
+	r.check(t, r.wait(20*time.Second), "after restart")
+	for b := range int32(3) {
+		if b != leader {
+			r.check(t, r.c.StartBroker(b), "start follower")
+		}
+	}
+	return restart
 }

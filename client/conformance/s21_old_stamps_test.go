@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -23,40 +22,7 @@ func TestConformance21OldTimestampsForgotten(t *testing.T) {
 	world(t, func(t *testing.T) {
 		r := startT(t, cfg{partitions: 1, client: []client.Option{client.BatchBytes(512), client.Linger(0)}})
 		r.age = 48 * time.Hour
-		ctx := context.Background()
-		r.produceTo(ctx, "warm", 100, one(0))
-		r.check(t, r.wait(10*time.Second), "warm-up")
-		leader, _ := r.c.Leader(topic, 0)
-		base := len(r.produces(0))
-		r.check(t, r.c.DropResponses(topic, 0, 5), "drop")
-		r.produceTo(ctx, "fault", 300, one(0))
-		if !waitUntil(10*time.Second, func() bool {
-			n := 0
-			for _, pr := range r.produces(0)[base:] {
-				if pr.Appended {
-					n++
-				}
-			}
-			return n >= 5
-		}) {
-			t.Fatalf("five batches never in flight\n%s", r.dump())
-		}
-		for b := range int32(3) {
-			if b != leader {
-				r.check(t, r.c.StopBroker(b), "stop follower")
-			}
-		}
-		r.check(t, r.c.StopBroker(leader), "stop leader")
-		r.check(t, r.c.StartBroker(leader), "restart")
-		if l, _ := r.c.Leader(topic, 0); l != leader {
-			t.Fatalf("the restarted broker does not lead (leader %d)", l)
-		}
-		r.check(t, r.wait(20*time.Second), "after restart")
-		for b := range int32(3) {
-			if b != leader {
-				r.check(t, r.c.StartBroker(b), "start follower")
-			}
-		}
+		r.unansweredThenRestartAlone(t)
 		r.check(t, r.goesOn("after", 200), "after")
 		_, err := r.verify()
 		r.check(t, err, "read-back")
