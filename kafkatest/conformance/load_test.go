@@ -71,9 +71,6 @@ type load struct {
 	h     *hooks
 	pad   func(i int) []byte
 	rate  int // records per tick (default perTick)
-	// age, when set, stamps every record that long before now (historical
-	// events replayed): a restarted broker forgets the producer.
-	age time.Duration
 
 	mu       sync.Mutex
 	produced []readback.Produced
@@ -166,9 +163,6 @@ func (l *load) produceOne(ctx context.Context) {
 	id := fmt.Sprintf("%s-%d", l.prefix, i)
 	rec := &client.Record{Topic: l.topic, Partition: int32(i) % l.parts, HasPartition: true,
 		Value: append([]byte(id+"|"), l.pad(i)...)}
-	if l.age > 0 {
-		rec.Timestamp = time.Now().Add(-l.age)
-	}
 	l.mu.Lock()
 	l.index[id] = len(l.produced)
 	l.produced = append(l.produced, readback.Produced{ID: id, Partition: rec.Partition, Offset: -1})
