@@ -169,11 +169,6 @@ func chaosRunIn(seed int64, n *memnet.Network) (scenario.Schedule, string, *tran
 	if err != nil {
 		return sched, "", tr, err
 	}
-	if seed%4 == 0 {
-		// Historical events: Kafka (and the sim) forget a producer whose
-		// records are stamped a day ago when a broker restarts.
-		r.age = 48 * time.Hour
-	}
 	pl := scenario.NewPlayer(r.c, sched)
 	detail := func() string {
 		s := ""
