@@ -94,14 +94,33 @@ func (p *Producer) readTail(tp idempotence.TopicPartition, from int64) (idempote
 	default:
 		return idempotence.Tail{}, err
 	}
-	headers, hw, logStart, err := readPartition(p.ctx, conn, tp.Topic, tp.Partition, from, leaderEpoch, p.cfg.tailFetchBytes, p.cfg.requestTimeout)
+	// The leader's log end, before reading: everything it holds now is
+	// below it, committed or not.
+	rctx, cancel = context.WithTimeout(p.ctx, p.cfg.requestTimeout)
+	end, err := protocol.EndOffset(rctx, conn, tp.Topic, tp.Partition, leaderEpoch)
+	cancel()
+	switch {
+	case err == nil:
+	case errors.Is(err, protocol.ErrUnsupportedVersion) || errors.Is(err, protocol.ErrBadEndOffset):
+		end = 0 // a broker before Kafka 2.3, or no epoch known: unknown
+	case readRefused(err):
+		return idempotence.Tail{Unreadable: true, Err: err}, nil
+	default:
+		return idempotence.Tail{}, err
+	}
+	r := partitionRead{
+		conn: conn, topic: tp.Topic, part: tp.Partition, leaderEpoch: leaderEpoch,
+		maxBytes: p.cfg.tailFetchBytes, timeout: p.cfg.requestTimeout,
+		end: end, settle: min(p.cfg.requestTimeout, tailSettle),
+	}
+	headers, hw, logStart, err := r.read(p.ctx, from)
 	if readRefused(err) {
 		return idempotence.Tail{Unreadable: true, Err: err}, nil
 	}
 	if err != nil {
 		return idempotence.Tail{}, err
 	}
-	t.LogStartOffset, t.HighWatermark = logStart, hw
+	t.LogStartOffset, t.HighWatermark, t.LogEndOffset = logStart, hw, end
 	for _, h := range headers {
 		t.Batches = append(t.Batches, idempotence.TailBatch{
 			BaseOffset:   h.BaseOffset,
@@ -120,10 +139,30 @@ func readRefused(err error) bool {
 	return errors.Is(err, protocol.ErrTopicAuthorizationFailed) || errors.Is(err, protocol.ErrClusterAuthorizationFailed)
 }
 
-// readPartition returns the headers of every record batch in a partition
-// from offset from (-1: the log start) to the high watermark, as the leader
-// of leaderEpoch shows them. Each request gets timeout.
-func readPartition(ctx context.Context, conn *protocol.Conn, topic string, part int32, from int64, leaderEpoch int32, maxBytes int32, timeout time.Duration) ([]batching.BatchHeader, int64, int64, error) {
+// tailSettle bounds how long one read waits for the leader's high
+// watermark to reach the log end it reported.
+const tailSettle = 2 * time.Second
+
+// partitionRead reads one partition's record-batch headers from its leader.
+type partitionRead struct {
+	conn        *protocol.Conn
+	topic       string
+	part        int32
+	leaderEpoch int32
+	maxBytes    int32
+	timeout     time.Duration // per request
+	// end is the leader's log end when the read began (0: unknown): the
+	// read goes on, while the high watermark is below it, for up to
+	// settle, so that it sees what the leader held uncommitted.
+	end    int64
+	settle time.Duration
+}
+
+// read returns the headers of every record batch from offset from (-1: the
+// log start) to the high watermark, as the leader of r.leaderEpoch shows
+// them, and the high watermark and log start it saw last.
+func (r partitionRead) read(ctx context.Context, from int64) ([]batching.BatchHeader, int64, int64, error) {
+	topic, part, conn, timeout, maxBytes := r.topic, r.part, r.conn, r.timeout, r.maxBytes
 	listOffsets := func(ts int64) (int64, error) {
 		c, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
@@ -139,11 +178,13 @@ func readPartition(ctx context.Context, conn *protocol.Conn, topic string, part 
 	}
 	var out []batching.BatchHeader
 	offset := from
+	var settleBy time.Time
+	wait := 10 * time.Millisecond
 	for {
 		c, cancel := context.WithTimeout(ctx, timeout)
 		res, err := protocol.Fetch(c, conn, protocol.FetchOptions{
 			Topic: topic, Partition: part, Offset: offset, MaxBytes: maxBytes,
-			CurrentLeaderEpoch: leaderEpoch, LeaderOnly: true,
+			CurrentLeaderEpoch: r.leaderEpoch, LeaderOnly: true,
 		})
 		cancel()
 		if errors.Is(err, protocol.ErrOffsetOutOfRange) {
@@ -171,7 +212,25 @@ func readPartition(ctx context.Context, conn *protocol.Conn, topic string, part 
 			offset = logStart
 		}
 		if offset >= hw {
-			return out, hw, logStart, nil
+			if hw >= r.end {
+				return out, hw, logStart, nil
+			}
+			// The leader holds batches above its high watermark: wait
+			// for them to commit (or for the leader to lose them).
+			now := time.Now()
+			if settleBy.IsZero() {
+				settleBy = now.Add(r.settle)
+			}
+			if !now.Before(settleBy) {
+				return out, hw, logStart, nil
+			}
+			select {
+			case <-ctx.Done():
+				return nil, 0, 0, ctx.Err()
+			case <-time.After(min(wait, settleBy.Sub(now))):
+			}
+			wait = min(wait*2, 200*time.Millisecond)
+			continue
 		}
 		hs, err := batching.ParseBatchHeaders(res.Records)
 		if err != nil {

@@ -168,7 +168,7 @@ func (m *modelBroker) commit(tp TopicPartition) {
 // producer state (DescribeProducers), which includes uncommitted appends.
 func (m *modelBroker) tail(tp TopicPartition, from int64) Tail {
 	p := m.part(tp)
-	t := Tail{LogStartOffset: p.logStart, HighWatermark: p.hw, Described: true}
+	t := Tail{LogStartOffset: p.logStart, HighWatermark: p.hw, LogEndOffset: p.end, Described: true}
 	for _, b := range p.log {
 		if b.base >= from && b.base >= p.logStart && b.base+int64(b.n) <= p.hw {
 			t.Batches = append(t.Batches, TailBatch{BaseOffset: b.base, ProducerID: b.pid, Epoch: b.epoch, BaseSequence: b.seq, Records: b.n})

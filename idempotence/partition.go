@@ -59,6 +59,7 @@ type partition struct {
 	wideRead     bool     // the pending read does not start at the anchor
 	shortReads   int      // reads in a row whose high watermark trailed what was acknowledged
 	heldReads    int      // reads in a row repeated for a batch the leader holds uncommitted
+	openReads    int      // reads in a row whose high watermark stayed below the leader's log end
 	logStart     int64    // as last reported, -1 unknown
 	history      []ackRec // recent acknowledged batches with known offsets, oldest first
 }

@@ -60,3 +60,81 @@ func TestRuleOldStampsSettleByRead(t *testing.T) {
 	}
 	runRules(t, rules)
 }
+
+// A read whose high watermark is below the leader's log end has not seen
+// what the leader holds uncommitted — there the first copy of a batch may
+// sit, on a leader that has forgotten the producer (its state shows
+// nothing). Found on real Kafka (a paused follower held the high watermark
+// back; the resend was appended a second time): such a read settles
+// nothing; it is repeated until the high watermark reaches the log end,
+// and a batch never found there is only then resent.
+func TestRuleReadBelowLogEndSettlesNothing(t *testing.T) {
+	const age = 48 * time.Hour
+	start := func(r *rig) {
+		r.enqueueStamped(tp0, 1, r.now.Add(-age), 1, 2)
+		r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
+		r.ok(tp0, 1, 10)
+		r.answer(tp0, 2, CodeRequestTimedOut, MaybeAppended, -1)
+		r.delivered(r.take(), "1@10")
+		r.later()
+		r.sendsAre(r.send(tp0))
+		rt := find[ReadTail](r.take())
+		r.is(len(rt) == 1, "no tail read: %v", rt)
+	}
+	// The leader has forgotten the producer (no producer state), and its
+	// high watermark (11) is below its log end (12).
+	open := Tail{LogStartOffset: 0, HighWatermark: 11, LogEndOffset: 12, Described: true,
+		Batches: []TailBatch{{BaseOffset: 10, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 1}}}
+	runRules(t, []ruleCase{
+		{name: "copy above the high watermark, then committed", run: func(r *rig) {
+			start(r)
+			r.pr.tailRead(tp0, open)
+			ev := r.take()
+			r.none(ev, "delivery", len(find[Delivered](ev)))
+			r.sendsAre(r.send(tp0)) // not resent
+			r.later()
+			r.sendsAre(r.send(tp0))
+			rt := find[ReadTail](r.take())
+			r.is(len(rt) == 1, "the read is not repeated: %v", rt)
+			closed := open
+			closed.HighWatermark = 12
+			closed.Batches = append(closed.Batches, TailBatch{BaseOffset: 11, ProducerID: 1000, Epoch: 3, BaseSequence: 1, Records: 1})
+			r.pr.tailRead(tp0, closed)
+			ev = r.take()
+			r.delivered(ev, "2@11")
+			r.sendsAre(r.send(tp0))
+		}},
+		{name: "log end reached, copy absent: resent", run: func(r *rig) {
+			start(r)
+			r.pr.tailRead(tp0, open)
+			r.take()
+			r.later()
+			r.sendsAre(r.send(tp0))
+			r.take()
+			closed := open
+			closed.HighWatermark = 12 // another producer's batch at 11
+			r.pr.tailRead(tp0, closed)
+			r.take()
+			r.later()
+			r.is(len(r.send(tp0)) == 1, "the batch proven absent is not resent")
+		}},
+		{name: "the high watermark never reaches the log end: the read counts as failed", run: func(r *rig) {
+			start(r)
+			for range maxOpenReads {
+				r.pr.tailRead(tp0, open)
+				r.take()
+				r.later()
+				r.sendsAre(r.send(tp0))
+				rt := find[ReadTail](r.take())
+				r.is(len(rt) == 1, "the read is not repeated: %v", rt)
+			}
+			r.pr.tailRead(tp0, open) // failed: still unknown, not resent, asked again
+			r.take()
+			r.sendsAre(r.send(tp0))
+			r.later()
+			r.sendsAre(r.send(tp0))
+			rt := find[ReadTail](r.take())
+			r.is(len(rt) == 1, "no read after the failed one: %v", rt)
+		}},
+	})
+}

@@ -79,7 +79,7 @@ func TestStepTranscriptSeed(t *testing.T) {
 > idempotence.Tick{}
 > idempotence.Answer{TP:{Topic:t Partition:0} ID:3 Response:{Code:45 Class:NotAppended BaseOffset:-1 LogStartOffset:-1}}
   idempotence.ReadTail{TP:{Topic:t Partition:0} FromOffset:2}
-> idempotence.TailRead{TP:{Topic:t Partition:0} Tail:{Batches:[{BaseOffset:2 ProducerID:7 Epoch:0 BaseSequence:2 Records:2}] LogStartOffset:0 HighWatermark:4 Described:true Producers:[{ProducerID:7 Epoch:0 LastSequence:3}] Err:<nil> Unreadable:false}}
+> idempotence.TailRead{TP:{Topic:t Partition:0} Tail:{Batches:[{BaseOffset:2 ProducerID:7 Epoch:0 BaseSequence:2 Records:2}] LogStartOffset:0 HighWatermark:4 LogEndOffset:0 Described:true Producers:[{ProducerID:7 Epoch:0 LastSequence:3}] Err:<nil> Unreadable:false}}
   send 3 7/1/0 to 2@4
   idempotence.EpochBumped{TP:{Topic:t Partition:0} ProducerID:7 Epoch:1}
 > idempotence.Tick{}

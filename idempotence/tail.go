@@ -27,7 +27,9 @@ type tailKey struct {
 // whole batches from the middle; truncation removes a suffix); those not
 // yet delivered are written again instead. A read whose high watermark is
 // below what was acknowledged (a lagging new leader) is repeated a few
-// times before it is believed. A failed read fails the expired
+// times before it is believed; one whose high watermark is below the
+// leader's log end (appended, not committed) proves nothing absent and is
+// repeated until it reaches it. A failed read fails the expired
 // unknown-outcome batches with ErrOutcomeUnknown and asks again after the
 // backoff.
 func (pr *Producer) tailRead(tp TopicPartition, t Tail) {
@@ -45,6 +47,9 @@ func (pr *Producer) tailRead(tp TopicPartition, t Tail) {
 		t = Tail{LogStartOffset: -1, HighWatermark: -1, Unreadable: true}
 	} else {
 		if pr.incomplete(p, t) {
+			return
+		}
+		if pr.uncommitted(p, t) {
 			return
 		}
 		p.logStart = t.LogStartOffset
@@ -154,6 +159,35 @@ func (pr *Producer) incomplete(p *partition, t Tail) bool {
 	}
 	p.shortReads++
 	pr.readAgain(p)
+	return true
+}
+
+// maxOpenReads is how many reads in a row whose high watermark stays below
+// the leader's log end are repeated before the read counts as failed.
+const maxOpenReads = 20
+
+// uncommitted reports a read that saw less than the leader holds: batches
+// appended above its high watermark (waiting for replication, or held by a
+// leader just elected whose high watermark trails) are invisible to a
+// read, and one of them may be a copy of a batch the read did not find —
+// which a broker that has forgotten this producer (records stamped long
+// ago) would accept again. Such a read proves nothing absent: it is
+// repeated until the high watermark reaches the log end, and after
+// maxOpenReads it counts as a failed read (expired unknown batches end
+// ErrOutcomeUnknown; the rest wait for the next read).
+func (pr *Producer) uncommitted(p *partition, t Tail) bool {
+	if t.LogEndOffset <= t.HighWatermark {
+		p.openReads = 0
+		return false
+	}
+	if p.openReads < maxOpenReads {
+		p.openReads++
+		pr.readAgain(p)
+		return true
+	}
+	p.openReads = 0
+	pr.tailFailed(p)
+	pr.settle(p)
 	return true
 }
 

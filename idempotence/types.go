@@ -147,6 +147,11 @@ type Tail struct {
 	Batches        []TailBatch
 	LogStartOffset int64
 	HighWatermark  int64
+	// LogEndOffset is the leader's log end offset in its current epoch
+	// when the read began (OffsetForLeaderEpoch), uncommitted appends
+	// included; 0 if the broker could not say. A read whose high watermark
+	// stays below it has not seen everything the leader holds.
+	LogEndOffset int64
 	// Described: the leader answered DescribeProducers; Producers is its
 	// state for every producer id it keeps on the partition.
 	Described  bool

@@ -145,6 +145,10 @@ func NewCluster(opts ...Option) (*Cluster, error) {
 		c.loops.Add(1)
 		go c.replicationLoop(b)
 	}
+	if c.cfg.pidExpiryCheck > 0 && !c.cfg.sink {
+		c.loops.Add(1)
+		go c.expiryLoop(c.cfg.pidExpiryCheck)
+	}
 	c.mu.Unlock()
 	return c, nil
 }

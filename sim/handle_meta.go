@@ -196,10 +196,11 @@ func (b *broker) offsetForLeaderEpoch(ctx context.Context, r *kmsg.OffsetForLead
 			op.ErrorCode = code
 			if code == errNone {
 				lead := pt.logs[pt.leader]
+				// As in Kafka (Partition.lastOffsetForLeaderEpoch), a
+				// consumer is not bounded by the high watermark: the
+				// current epoch ends at the leader's log end, uncommitted
+				// appends included.
 				op.LeaderEpoch, op.EndOffset = lead.epochEnd(rp.LeaderEpoch, pt.epoch)
-				if op.EndOffset > pt.hw && (r.Version < 3 || r.ReplicaID < 0) {
-					op.EndOffset = pt.hw
-				}
 			}
 			ot.Partitions = append(ot.Partitions, op)
 		}

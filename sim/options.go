@@ -31,6 +31,7 @@ type config struct {
 	sink               bool
 	loseStateOnRestart bool
 	pidExpiration      time.Duration // ProducerIDExpiration
+	pidExpiryCheck     time.Duration // ProducerIDExpirationCheck
 	recorderLimit      int
 	maxBatchBytes      int
 	maxDecompressed    int
@@ -49,7 +50,8 @@ func defaultConfig() config {
 		recorderLimit:   10000,
 		maxBatchBytes:   1048588, // Kafka's message.max.bytes default
 		maxDecompressed: 64 << 20,
-		pidExpiration:   24 * time.Hour, // Kafka's producer.id.expiration.ms default
+		pidExpiration:   24 * time.Hour,   // Kafka's producer.id.expiration.ms default
+		pidExpiryCheck:  10 * time.Minute, // Kafka's producer.id.expiration.check.interval.ms default
 	}
 }
 
@@ -116,6 +118,15 @@ func LoseStateOnRestart() Option { return func(c *config) { c.loseStateOnRestart
 // producer-state snapshot, every producer whose last batch is stamped that
 // long ago — and then accepts that producer's next batch at any sequence.
 func ProducerIDExpiration(d time.Duration) Option { return func(c *config) { c.pidExpiration = d } }
+
+// ProducerIDExpirationCheck is the brokers'
+// producer.id.expiration.check.interval.ms (default 10 minutes): how often
+// every running broker drops the producers ProducerIDExpiration applies to
+// (by their last batch's record timestamps) from every replica it hosts.
+// <= 0 turns the periodic check off (a restart still applies it).
+func ProducerIDExpirationCheck(d time.Duration) Option {
+	return func(c *config) { c.pidExpiryCheck = d }
+}
 
 // RecorderLimit bounds how many request/response exchanges and produce
 // records the Recorder keeps (the oldest go first). Default 10000; <= 0
