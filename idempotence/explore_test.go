@@ -81,6 +81,11 @@ func exploreCounting(t *testing.T, perTP []int, faults int, epochPerPID bool, bu
 	}
 	cfg := Config{MaxInFlight: 5}
 	root := newWorld(t.Fatalf, cfg, epochPerPID, perTP, 0)
+	if slices.Contains(extra, fForget) {
+		// Only a producer writing records stamped long ago is forgotten
+		// while it writes.
+		root = newWorldStamped(root, root.now.Add(-48*time.Hour))
+	}
 	seen := map[string]bool{}
 	stack := []node{{root, faults}}
 	states := 0
@@ -98,7 +103,7 @@ func exploreCounting(t *testing.T, perTP []int, faults int, epochPerPID bool, bu
 			t.Fatalf("state budget %d exceeded", budget)
 		}
 		if len(extra) > 0 {
-			for _, k := range []string{"compacted", "late p", "read tail"} {
+			for _, k := range []string{"compacted", "late p", "read tail", "expired every producer"} {
 				if slices.ContainsFunc(n.w.trace, func(l string) bool { return strings.Contains(l, k) }) {
 					marks[k]++
 				}
@@ -200,6 +205,39 @@ func TestExploreLateAndCompaction(t *testing.T) {
 	}
 }
 
+// TestExploreForgotten adds to the exhaustive search a leader that forgets
+// the producer — Kafka's periodic expiry, which drops a producer writing
+// records stamped longer ago than producer.id.expiration.ms at any moment —
+// and then accepts its next batch at any sequence. The batches are stamped
+// two days ago, so the producer sends them one at a time and settles every
+// unknown outcome by a read that reaches the leader's log end. (A request
+// processed late, after the producer's read, stays out: README's known
+// limits.)
+func TestExploreForgotten(t *testing.T) {
+	cases := []struct {
+		perTP  []int
+		faults int
+	}{
+		{[]int{3, 2}, 2},
+		{[]int{4}, 3},
+		{[]int{2, 2}, 3},
+	}
+	if testing.Short() {
+		cases = cases[:1]
+	}
+	for _, c := range cases {
+		name := fmt.Sprintf("batches=%v/faults=%d", c.perTP, c.faults)
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			n, marks := exploreCounting(t, c.perTP, c.faults, false, 2_000_000, fForget)
+			t.Logf("%d states in %v; states after an expiry, a read: %v", n, time.Since(start), marks)
+			if marks["expired every producer"] == 0 || marks["read tail"] == 0 {
+				t.Fatalf("the search never forgot the producer or read: %v", marks)
+			}
+		})
+	}
+}
+
 // settleWithoutFaults answers, on a copy, every request without a fault
 // until nothing is in flight, and checks that everything was delivered.
 func (w *world) settleWithoutFaults(maxSteps int) {
@@ -256,6 +294,16 @@ func TestRandomWalk(t *testing.T) {
 			// Re-enqueue with deadlines: a fresh world whose batches expire.
 			w = newWorldDeadlines(w, rng)
 		}
+		// Every fifth walk replays historical events: records stamped two
+		// days ago, whose producer the leader forgets before every step.
+		// (Requests processed late stay out of these walks: a copy a
+		// broker appends after the producer's read, with the producer
+		// forgotten, is the limit README's known limits name.)
+		forgetful := seed%5 == 0
+		if forgetful {
+			w = newWorldStamped(w, w.now.Add(-48*time.Hour))
+			w.forgetful = true
+		}
 		w.tailErrs = rng.IntN(3)
 		truncations := rng.IntN(3) == 0
 		faults := rng.IntN(14)
@@ -289,7 +337,7 @@ func TestRandomWalk(t *testing.T) {
 					f = fMove
 				case x == 4:
 					f = fLeaderless
-				case x == 5:
+				case x == 5 && !forgetful:
 					f = fLate
 				case x == 6:
 					f = fCompact
@@ -302,7 +350,7 @@ func TestRandomWalk(t *testing.T) {
 			t.Fatalf("seed %d: walk did not finish", seed)
 		}
 		for _, line := range w.trace {
-			for _, k := range []string{"read tail", "bumped", "new producer id", "failed", "delivered", "send", "deadline", "unknown-processed", "restart", "code 45", "code 47", "truncated", "data loss", "split", "fatal", "leader-move", "late p", "compacted"} {
+			for _, k := range []string{"expired every producer", "read tail", "bumped", "new producer id", "failed", "delivered", "send", "deadline", "unknown-processed", "restart", "code 45", "code 47", "truncated", "data loss", "split", "fatal", "leader-move", "late p", "compacted"} {
 				if strings.Contains(line, k) {
 					stats[k]++
 				}
@@ -310,6 +358,27 @@ func TestRandomWalk(t *testing.T) {
 		}
 		w.quiesce(!deadlines && !w.sawTailErr && !w.sawFatal)
 	}
+}
+
+// newWorldStamped rebuilds w with the same batches (and deadlines), each
+// stamped at stamp.
+func newWorldStamped(w *world, stamp time.Time) *world {
+	nw := newWorld(w.fatalf, w.pr.cfg, w.m.epochPerPID, nil, w.pr.epoch)
+	nw.tailErrs = w.tailErrs
+	for _, tp := range w.tps {
+		nw.tps = append(nw.tps, tp)
+		nw.seqKey[tp] = map[numbering]int32{}
+		nw.lastDeliv[tp] = -1
+		nw.pr.leaderChanged(tp, 1, 0)
+	}
+	for _, id := range w.ids {
+		b := w.wb[id]
+		nw.wb[id] = &wbatch{tp: b.tp, idx: b.idx, width: b.width, records: b.records, offset: -2}
+		nw.ids = append(nw.ids, id)
+		nw.pr.enqueue(b.tp, id, b.records, w.pr.parts[b.tp].byID[id].deadline, stamp)
+	}
+	nw.pump()
+	return nw
 }
 
 // newWorldDeadlines rebuilds w's configuration with delivery deadlines.

@@ -101,6 +101,16 @@ func (m *modelBroker) produce(tp TopicPartition, s Send, n int32) (code int16, b
 
 // restart models a leader restarting from a producer-state snapshot: only
 // the last batch of each producer stays in the dedup window.
+// forget drops every producer's state on every partition, as Kafka's
+// periodic expiry does to producers whose last batch is stamped longer ago
+// than producer.id.expiration.ms: the next batch of such a producer is
+// accepted at any sequence (or refused OUT_OF_ORDER on an empty log).
+func (m *modelBroker) forget() {
+	for _, p := range m.parts {
+		p.pids = map[int64]*modelPID{}
+	}
+}
+
 func (m *modelBroker) restart(tp TopicPartition) {
 	for _, st := range m.part(tp).pids {
 		if len(st.window) > 1 {

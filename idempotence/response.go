@@ -143,18 +143,26 @@ func (pr *Producer) retryLater(p *partition, code int16, now time.Time) {
 // state by it (Config.ProducerIDExpiration): only such a batch, landed,
 // becomes the broker's record of the producer.
 func (pr *Producer) mayBeForgotten(p *partition) bool {
+	for _, b := range p.batches {
+		if b.numbered && b.st != stAcked && pr.forgettable(b) {
+			return true
+		}
+	}
+	return false
+}
+
+// forgettable reports a batch stamped three quarters of
+// Config.ProducerIDExpiration ago or earlier: a broker may forget the
+// producer by it (Kafka's periodic expiry drops it while it writes) and
+// then accepts this producer's next batch at any sequence — a resend as a
+// second copy, a later batch ahead of an earlier refused one.
+func (pr *Producer) forgettable(b *batch) bool {
 	exp := pr.cfg.ProducerIDExpiration
-	if exp < 0 {
+	if exp < 0 || b.stamp.IsZero() {
 		return false
 	}
 	if exp == 0 {
 		exp = DefaultProducerIDExpiration
 	}
-	limit := pr.now.Add(-exp / 4 * 3)
-	for _, b := range p.batches {
-		if b.numbered && b.st != stAcked && !b.stamp.IsZero() && b.stamp.Before(limit) {
-			return true
-		}
-	}
-	return false
+	return b.stamp.Before(pr.now.Add(-exp / 4 * 3))
 }

@@ -6,7 +6,8 @@ import "time"
 // header it must carry and the broker it goes to, and marks them in flight.
 // The caller must write them in this order on one connection. It returns
 // nothing while the partition holds: no identity or leader yet, backing off,
-// one batch already in flight after an error, batches still in flight to a
+// one batch already in flight after an error or with records stamped long
+// ago (Config.ProducerIDExpiration), batches still in flight to a
 // previous leader, draining for a tail read or an epoch change, or waiting
 // for a Split.
 func (pr *Producer) sendable(tp TopicPartition, now time.Time) []Send {
@@ -30,8 +31,14 @@ func (pr *Producer) sendable(tp TopicPartition, now time.Time) []Send {
 	behind := !pr.hasID || p.pid != pr.pid || p.epoch != pr.epoch
 	var out []Send
 	numbered := p.numbered()
+	// A batch stamped long ago goes alone: a broker that forgot the
+	// producer would append a later batch ahead of an earlier one it
+	// refused, so neither goes while the other is in flight.
+	forgettable := false
 	for _, b := range p.batches {
-		if p.cautious && (p.inFlight > 0 || len(out) > 0) {
+		old := b.st != stAcked && pr.forgettable(b)
+		forgettable = forgettable || old
+		if (p.cautious || forgettable) && (p.inFlight > 0 || len(out) > 0) {
 			break
 		}
 		switch b.st {

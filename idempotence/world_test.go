@@ -32,9 +32,10 @@ const (
 	fLeaderless // metadata shows no leader, then a new one, then the old leader answers (random walk only)
 	fLate       // the connection drops once the broker read the request; the broker processes it at the next step, after the client may have resent it
 	fCompact    // the cleaner removes the oldest committed batch that is not its producer's last (log start unchanged), then the broker answers
+	fForget     // the broker appends (uncommitted), its expiry check then forgets every producer (records stamped long ago), and it answers REQUEST_TIMED_OUT
 )
 
-var faultNames = [...]string{"ok", "not-appended", "unknown-processed", "unknown-dropped", "head-ooo", "unknown-pid", "stale-epoch", "timed-out", "restart", "", "truncate", "fatal", "too-large", "leader-move", "leaderless", "late", "compact"}
+var faultNames = [...]string{"ok", "not-appended", "unknown-processed", "unknown-dropped", "head-ooo", "unknown-pid", "stale-epoch", "timed-out", "restart", "", "truncate", "fatal", "too-large", "leader-move", "leaderless", "late", "compact", "forget"}
 
 func (f fault) String() string { return faultNames[f] }
 
@@ -80,13 +81,18 @@ type world struct {
 	wb     map[BatchID]*wbatch
 	ids    []BatchID // in enqueue order
 
-	nextSeq     map[numbering]int32 // fresh numbering expected next, keyed by (pid, epoch) per tp below
-	seqKey      map[TopicPartition]map[numbering]int32
-	lastEpoch   map[epochKey]int16      // highest epoch used per tp and pid
-	errSince    map[TopicPartition]bool // an error answer since the last success
-	lastDeliv   map[TopicPartition]float64
-	nextPID     int64
-	tailErrs    int // tail reads to fail
+	nextSeq   map[numbering]int32 // fresh numbering expected next, keyed by (pid, epoch) per tp below
+	seqKey    map[TopicPartition]map[numbering]int32
+	lastEpoch map[epochKey]int16      // highest epoch used per tp and pid
+	errSince  map[TopicPartition]bool // an error answer since the last success
+	lastDeliv map[TopicPartition]float64
+	nextPID   int64
+	tailErrs  int // tail reads to fail
+	// forgetful: the batches are stamped two days before the world's
+	// clock, and the leader forgets every producer's state before each
+	// step, as Kafka's periodic expiry does to producers writing records
+	// stamped longer ago than producer.id.expiration.ms.
+	forgetful   bool
 	sawTailErr  bool
 	sawFatal    bool
 	leaderEpoch map[TopicPartition]int32
@@ -164,6 +170,10 @@ func (w *world) busy() []int {
 func (w *world) step(i int, f fault) {
 	w.processLate()
 	tp := w.tps[i]
+	if w.forgetful {
+		w.m.forget()
+		w.logf("expired every producer")
+	}
 	q := w.net[tp]
 	r := q[0]
 	w.net[tp] = q[1:]
@@ -195,18 +205,22 @@ func (w *world) step(i int, f fault) {
 		}
 	}
 	switch f {
-	case fOK, fUnknownProcessed, fTimedOut, fRestart, fTruncate, fMove, fLeaderless, fCompact:
+	case fOK, fUnknownProcessed, fTimedOut, fRestart, fTruncate, fMove, fLeaderless, fCompact, fForget:
 		code, base := w.m.produce(tp, r.send, b.records)
 		resp = Response{Code: code, BaseOffset: base, LogStartOffset: 0}
 		if code == CodeNone {
 			resp.Class = Appended
-			if f != fUnknownProcessed && f != fTimedOut {
+			if f != fUnknownProcessed && f != fTimedOut && f != fForget {
 				w.m.commit(tp) // acks=all: answered once replicated
 			}
 		}
+		if f == fForget {
+			w.m.forget()
+			w.logf("expired every producer")
+		}
 		if f == fUnknownProcessed {
 			resp = Response{Code: CodeTransport, Class: MaybeAppended, LogStartOffset: -1}
-		} else if f == fTimedOut {
+		} else if f == fTimedOut || f == fForget {
 			resp = Response{Code: CodeRequestTimedOut, Class: MaybeAppended, LogStartOffset: -1}
 		}
 	case fNotAppended:

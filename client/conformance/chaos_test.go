@@ -158,8 +158,16 @@ func chaosRun(t *testing.T, seed int64, deterministic bool) (sched scenario.Sche
 func chaosRunIn(seed int64, n *memnet.Network) (scenario.Schedule, string, *transcript, error) {
 	sched := scenario.Random(seed, chaosConfig(seed))
 	tr := newTranscript()
+	simOpts := []sim.Option{sim.Seed(seed), sim.RecorderLimit(4000)}
+	// Every fourth seed replays historical events: records stamped two
+	// days ago, which Kafka (and the sim) forget the producer of at every
+	// expiry check — here every second — and at every restart.
+	old := seed%4 == 0
+	if old {
+		simOpts = append(simOpts, sim.ProducerIDExpirationCheck(time.Second))
+	}
 	r, err := start(cfg{partitions: 3, parallel: true, net: n,
-		sim: []sim.Option{sim.Seed(seed), sim.RecorderLimit(4000)},
+		sim: simOpts,
 		client: []client.Option{
 			client.BatchBytes(1 << 10), client.Linger(time.Millisecond),
 			client.RequestTimeout(500 * time.Millisecond), client.DeliveryTimeout(time.Minute),
@@ -168,6 +176,9 @@ func chaosRunIn(seed int64, n *memnet.Network) (scenario.Schedule, string, *tran
 	})
 	if err != nil {
 		return sched, "", tr, err
+	}
+	if old {
+		r.age = 48 * time.Hour
 	}
 	pl := scenario.NewPlayer(r.c, sched)
 	detail := func() string {

@@ -60,7 +60,7 @@ func TestConformance04Kafka15591(t *testing.T) {
 func TestConformance05RestartShrinksDedupWindow(t *testing.T) {
 	world(t, func(t *testing.T) {
 		r := startT(t, cfg{partitions: 1, client: []client.Option{client.BatchBytes(512), client.Linger(0)}})
-		restart := r.unansweredThenRestartAlone(t)
+		restart := r.unansweredThenRestartAlone(t, 5)
 		r.check(t, r.goesOn("after", 200), "after")
 		_, err := r.verify()
 		r.check(t, err, "read-back")
@@ -83,30 +83,30 @@ func TestConformance05RestartShrinksDedupWindow(t *testing.T) {
 
 // unansweredThenRestartAlone is the fault of scenarios 05 and 21 on a
 // one-partition rig (512-byte batches, no linger): 100 records warm up,
-// then five batches are appended and left unanswered, the followers stop,
+// then n batches are appended and left unanswered, the followers stop,
 // the leader stops and comes back alone from its snapshot and leads, the
 // producer settles, and the followers start again. It returns where the
 // recorder stood at the restart.
-func (r *rig) unansweredThenRestartAlone(t *testing.T) (restart int) {
+func (r *rig) unansweredThenRestartAlone(t *testing.T, n int) (restart int) {
 	t.Helper()
 	ctx := context.Background()
 	r.produceTo(ctx, "warm", 100, one(0))
 	r.check(t, r.wait(10*time.Second), "warm-up")
 	leader, _ := r.c.Leader(topic, 0)
 	base := len(r.produces(0))
-	r.check(t, r.c.DropResponses(topic, 0, 5), "drop")
+	r.check(t, r.c.DropResponses(topic, 0, n), "drop")
 	r.produceTo(ctx, "fault", 300, one(0))
-	// Wait until five batches are written and unanswered.
+	// Wait until n batches are written and unanswered.
 	if !waitUntil(10*time.Second, func() bool {
-		n := 0
+		k := 0
 		for _, pr := range r.produces(0)[base:] {
 			if pr.Appended {
-				n++
+				k++
 			}
 		}
-		return n >= 5
+		return k >= n
 	}) {
-		t.Fatalf("five batches never in flight\n%s", r.dump())
+		t.Fatalf("%d batches never in flight\n%s", n, r.dump())
 	}
 	// Followers first, then the leader: it comes back alone, from its
 	// snapshot.
