@@ -157,14 +157,18 @@ func RequestTimeout(d time.Duration) Option { return func(c *config) { c.request
 
 // ProducerIDExpiration tells the producer the brokers'
 // producer.id.expiration.ms (default a day, Kafka's default; negative: off).
-// Kafka measures it from the records' own timestamps, and a restarting
-// broker forgets every producer whose last batch is stamped that long ago —
-// it then accepts that producer's next batch at any sequence, so a retried
-// batch that had in fact landed would be written twice. Records stamped
-// three quarters of this long ago (historical events replayed with their
-// timestamps) therefore have an unknown outcome settled by reading the
-// partition's log, never by resending unchanged: no duplicate, at the cost
-// of a read per unknown outcome. Set it if the brokers' value is shorter.
+// Kafka measures it from the records' own timestamps: a broker forgets a
+// producer whose last batch is stamped that long ago when it restarts and
+// at every periodic expiry check, also while the producer writes — and
+// then accepts that producer's next batch at any sequence, so a retried
+// batch that had in fact landed would be written twice, and a batch behind
+// one the broker refused would be appended ahead of it. On a partition
+// holding records stamped three quarters of this long ago (historical
+// events replayed with their timestamps), batches therefore go one at a
+// time, and an unknown outcome is settled by reading the partition's log
+// up to the leader's log end, never by resending unchanged: no duplicate,
+// no reordering, at the cost of one request per round trip per partition
+// and a read per unknown outcome. Set it if the brokers' value is shorter.
 func ProducerIDExpiration(d time.Duration) Option { return func(c *config) { c.pidExpiration = d } }
 
 // DialTimeout bounds connecting to a broker (default 10s).

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollsafe/rollsafe/compress"
+	"github.com/rollsafe/rollsafe/kafkatest"
 	"github.com/rollsafe/rollsafe/sim/scenario"
 )
 
@@ -86,6 +87,31 @@ func TestProgressLineFits80Columns(t *testing.T) {
 	l := progressLine(123456789, 1000000000, 3*time.Second, long)
 	require.LessOrEqual(t, utf8.RuneCountInString(l), 79)
 	require.True(t, strings.HasPrefix(l, "acked 123456789/1000000000 "))
+}
+
+// TestDemoKafka runs `rollsafe demo -kafka` on a real local 3-broker
+// cluster (kafkatest): the seed's roll on real brokers plays in full — the
+// leader of events/0 stopped by a controlled shutdown under load,
+// restarted, handed its leadership back by a preferred-leader election —
+// and every record is read back once, in order, at its offset. Skipped
+// without Java and the Kafka jars (kafkatest/fetch.sh), except under
+// CI=true where it fails. Costs one cluster launch plus the roll: about a
+// minute.
+func TestDemoKafka(t *testing.T) {
+	kafkatest.Require(t)
+	var out, errb strings.Builder
+	code := runDemo(context.Background(), []string{"-kafka", "-records", "30000", "-size", "200", "-partitions", "3"}, &out, &errb)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", out.String(), errb.String())
+	report := out.String()
+	t.Log(report)
+	require.Contains(t, report, "on real Apache Kafka "+kafkatest.KafkaVersion)
+	require.Regexp(t, `played: step 1/3 controlled shutdown of broker \d \(leader of events/0\) in .*: broker (\d) stopped, events/0 led by broker \d`, report)
+	require.Regexp(t, `played: step 2/3 restart broker \d in .*: broker \d back in the ISR`, report)
+	require.Regexp(t, `played: step 3/3 preferred-leader election: broker (\d) takes events/0 back in .*: events/0 led by broker \d again`, report)
+	require.Contains(t, report, "played 3 of 3 steps")
+	require.Contains(t, report, "acked     30000   failed 0")
+	require.Contains(t, report, "read back 30000 records: lost 0   duplicates 0   reordered 0\n")
+	require.Contains(t, report, "PASSED")
 }
 
 // Without Java or the broker jars, demo -kafka fails at once with one line
