@@ -25,6 +25,7 @@ type Cluster struct {
 	nodes     []*node
 	lock      *machineLock
 	ca        *sim.TestCA // the TLS listeners' CA; nil without one
+	cds       cdsPlan
 
 	mu     sync.Mutex
 	closed bool
@@ -102,6 +103,7 @@ func Launch(ctx context.Context, cfg Config) (c *Cluster, err error) {
 			return c, err
 		}
 	}
+	c.prepareCDS()
 	began := time.Now()
 	if err := c.each(func(nd *node) error { return nd.format(ctx, c.cfg, c.clusterID) }); err != nil {
 		return c, err
@@ -110,9 +112,10 @@ func Launch(ctx context.Context, cfg Config) (c *Cluster, err error) {
 	if err := c.each(func(nd *node) error { return c.startNode(ctx, nd) }); err != nil {
 		return c, err
 	}
-	cfg.Logf("kafkatest: %d-node Kafka %s cluster %s up in %v (format %v), bootstrap %s",
+	cfg.Logf("kafkatest: %d-node Kafka %s cluster %s up in %v (format %v%s), bootstrap %s",
 		cfg.Brokers, KafkaVersion, c.clusterID, time.Since(began).Round(time.Millisecond), formatted.Round(time.Millisecond),
-		strings.Join(c.Addrs(), ","))
+		c.cds.describe(), strings.Join(c.Addrs(), ","))
+	c.finishCDS(ctx)
 	return c, nil
 }
 

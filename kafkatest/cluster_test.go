@@ -3,8 +3,10 @@ package kafkatest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -117,6 +119,18 @@ func TestCluster(t *testing.T) {
 		}
 		if err := c.WaitHealthy(ctx, topic); err != nil {
 			t.Fatal(err)
+		}
+		// Once Launch has the class-data archive (cds.go), a restarted
+		// broker's JVM maps it.
+		if cdsDisabled() {
+			return
+		}
+		maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", c.node(id).cmd.Process.Pid))
+		if err != nil {
+			t.Skipf("no /proc here: %v", err)
+		}
+		if c.cds.archive == "" || !strings.Contains(string(maps), c.cds.archive) {
+			t.Errorf("the restarted broker does not map the class-data archive %q", c.cds.archive)
 		}
 	})
 

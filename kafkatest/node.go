@@ -27,6 +27,7 @@ type node struct {
 	proxy                                      *Proxy
 	extra                                      []extraListener // Config.Listeners, in order
 	javaArgs                                   []string
+	cdsArgs                                    []string // class-data sharing flags (cds.go), under mu
 
 	mu      sync.Mutex
 	cmd     *exec.Cmd
@@ -101,7 +102,7 @@ func (nd *node) launch(cfg Config) error {
 	}
 	nd.starts++
 	fmt.Fprintf(f, "==== kafkatest: start #%d of node %d at %s ====\n", nd.starts, nd.id, time.Now().Format(time.RFC3339Nano))
-	args := append(append([]string{}, nd.javaArgs...), "kafka.Kafka", nd.propsPath())
+	args := append(append(append([]string{}, nd.javaArgs...), nd.cdsArgs...), "kafka.Kafka", nd.propsPath())
 	cmd := exec.Command(cfg.Runtime.Java, args...)
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.Dir = nd.dir
@@ -120,6 +121,13 @@ func (nd *node) launch(cfg Config) error {
 		close(exited)
 	}()
 	return nil
+}
+
+// setCDSArgs sets the class-data sharing flags of the node's next starts.
+func (nd *node) setCDSArgs(args ...string) {
+	nd.mu.Lock()
+	defer nd.mu.Unlock()
+	nd.cdsArgs = args
 }
 
 // proc returns the current process and its exit channel (nil if never started).
