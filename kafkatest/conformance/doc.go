@@ -6,5 +6,7 @@
 // to prove nothing was lost, duplicated or reordered. Tests only.
 //
 // ROLLSAFE_TRACE=DIR writes each test producer's transcript (every input
-// of its state machine, every decision, its logs) to DIR/<topic>.trace.
+// of its state machine, every decision, its logs) to DIR/<topic>.trace;
+// a subtest's producer to DIR/<topic>-<subtest>.trace (TestRandomFaults:
+// random-seed=S.trace, one per schedule).
 package conformance

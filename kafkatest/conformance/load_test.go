@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -107,7 +108,11 @@ func newLoad(t *testing.T, c *kafkatest.Cluster, topic string, parts int32, pad 
 		// The producer's transcript (every Step input and Ready, and its
 		// logs) in DIR/<topic>.trace: what a stall or a duplicate on the
 		// real cluster is diagnosed from.
-		f, err := os.Create(filepath.Join(dir, topic+".trace"))
+		name := topic
+		if i := strings.LastIndexByte(t.Name(), '/'); i >= 0 { // a subtest, e.g. one random schedule
+			name += "-" + strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()[i+1:])
+		}
+		f, err := os.Create(filepath.Join(dir, name+".trace"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -212,6 +217,27 @@ func (l *load) awaitAcks(p int32, n int, within time.Duration) {
 			l.t.Fatalf("partition %d: %d acknowledgements, want %d within %v (%v)", p, l.acked(p), want, within, l.h)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// awaitAllAcks waits until every partition has n more acknowledgements
+// than now, all partitions counted from the same moment (awaitAcks on one
+// partition after another would count each from when the previous one
+// was done, waiting ever longer).
+func (l *load) awaitAllAcks(n int, within time.Duration) {
+	l.t.Helper()
+	want := make([]int, l.parts)
+	for p := range l.parts {
+		want[p] = l.acked(p) + n
+	}
+	deadline := time.Now().Add(within)
+	for p := range l.parts {
+		for l.acked(p) < want[p] {
+			if time.Now().After(deadline) {
+				l.t.Fatalf("partition %d: %d acknowledgements, want %d within %v (%v)", p, l.acked(p), want[p], within, l.h)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
 }
 

@@ -247,9 +247,7 @@ func (s *schedule) play(t *testing.T, c *kafkatest.Cluster, topic string) {
 	l.rate = randomPerTick
 	s.l = l
 	l.run(fmt.Sprintf("s%d", s.seed))
-	for p := range int32(parts) {
-		l.awaitAcks(p, 20, time.Minute)
-	}
+	l.awaitAllAcks(20, time.Minute)
 	warm := time.Since(began)
 	var timing []string
 	for range steps {
@@ -263,9 +261,7 @@ func (s *schedule) play(t *testing.T, c *kafkatest.Cluster, topic string) {
 			t.Fatalf("after %s: %v", f.name, err)
 		}
 		t2 := time.Now()
-		for p := range int32(parts) {
-			l.awaitAcks(p, 20, time.Minute)
-		}
+		l.awaitAllAcks(20, time.Minute)
 		timing = append(timing, fmt.Sprintf("%s %v+%v+%v", f.name, t1.Sub(t0).Round(100*time.Millisecond),
 			t2.Sub(t1).Round(100*time.Millisecond), time.Since(t2).Round(100*time.Millisecond)))
 	}

@@ -170,9 +170,7 @@ func TestRollingRestarts(t *testing.T) {
 			if err := c.ElectPreferredWait(ctx, topic); err != nil {
 				t.Fatal(err)
 			}
-			for p := range int32(parts) {
-				l.awaitAcks(p, 50, time.Minute)
-			}
+			l.awaitAllAcks(50, time.Minute)
 			t.Logf("round %d: broker %d restarted", round, id)
 		}
 	}
@@ -300,9 +298,7 @@ func TestProducerIDExpiry(t *testing.T) {
 	})
 	l := newLoad(t, c, topic, parts, nil)
 	l.run("before")
-	for p := range int32(parts) {
-		l.awaitAcks(p, 100, time.Minute)
-	}
+	l.awaitAllAcks(100, time.Minute)
 	l.halt()
 	if err := l.p.Flush(ctx); err != nil {
 		t.Fatal(err)
@@ -329,9 +325,7 @@ func TestProducerIDExpiry(t *testing.T) {
 	began := l.began
 	l.run("after")
 	l.began = began
-	for p := range int32(parts) {
-		l.awaitAcks(p, 100, time.Minute)
-	}
+	l.awaitAllAcks(100, time.Minute)
 	l.halt()
 	l.verify()
 }
