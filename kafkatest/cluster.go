@@ -47,9 +47,11 @@ func Launch(ctx context.Context, cfg Config) (c *Cluster, err error) {
 		}
 	}
 	c = &Cluster{cfg: cfg}
+	waited := time.Now()
 	if c.lock, err = acquireLock(ctx, cfg.Logf); err != nil {
 		return nil, err
 	}
+	lockWait := time.Since(waited)
 	defer func() {
 		if err != nil {
 			_ = c.Close()
@@ -112,9 +114,9 @@ func Launch(ctx context.Context, cfg Config) (c *Cluster, err error) {
 	if err := c.each(func(nd *node) error { return c.startNode(ctx, nd) }); err != nil {
 		return c, err
 	}
-	cfg.Logf("kafkatest: %d-node Kafka %s cluster %s up in %v (format %v%s), bootstrap %s",
+	cfg.Logf("kafkatest: %d-node Kafka %s cluster %s up in %v (format %v%s; waited %v for the machine lock before), bootstrap %s",
 		cfg.Brokers, KafkaVersion, c.clusterID, time.Since(began).Round(time.Millisecond), formatted.Round(time.Millisecond),
-		c.cds.describe(), strings.Join(c.Addrs(), ","))
+		c.cds.describe(), lockWait.Round(time.Second), strings.Join(c.Addrs(), ","))
 	c.finishCDS(ctx)
 	return c, nil
 }
