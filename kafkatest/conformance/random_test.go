@@ -17,7 +17,7 @@ import (
 )
 
 var (
-	faultRuns  = flag.Int("faults.runs", 8, "random fault schedules TestRandomFaults plays on the real cluster (CI: 8; one costs 10-90 s on 2 shared cores, most of it a restarted broker's start)")
+	faultRuns  = flag.Int("faults.runs", 50, "random fault schedules TestRandomFaults plays on the real cluster (CI: 50; one costs 1-15 s on 2 shared cores, a kill or stop the most: a restarted broker's start)")
 	faultSteps = flag.Int("faults.steps", 1, "most faults in a schedule (each schedule draws 1..faults.steps)")
 	faultSeed  = flag.Uint64("faults.seed", 0, "play only this schedule seed (0: seeds 1..faults.runs)")
 )
