@@ -17,7 +17,7 @@ import (
 )
 
 var (
-	faultRuns  = flag.Int("faults.runs", 50, "random fault schedules TestRandomFaults plays on the real cluster (CI: 50; one costs 1-15 s on 2 shared cores, a kill or stop the most: a restarted broker's start)")
+	faultRuns  = flag.Int("faults.runs", 50, "random fault schedules TestRandomFaults plays on the real cluster (CI: 50; one costs 1-20 s on 2 shared cores, a kill or stop the most: a restarted broker's start)")
 	faultSteps = flag.Int("faults.steps", 1, "most faults in a schedule (each schedule draws 1..faults.steps)")
 	faultSeed  = flag.Uint64("faults.seed", 0, "play only this schedule seed (0: seeds 1..faults.runs)")
 )
@@ -64,7 +64,7 @@ const stallLimit = 30 * time.Second
 // faultsFor are the kinds a schedule draws from; each acts on the leader
 // of a partition chosen by the schedule's generator. kill and stop are
 // drawn half as often as the others: their heal is a broker's JVM start,
-// the dearest thing here (15-40 s on 2 shared cores), and TestSeed,
+// the dearest thing here (4-12 s under load on 2 shared cores), and TestSeed,
 // TestKillLeader and TestRollingRestarts restart brokers 9 times besides.
 func faultsFor(rng *rand.Rand) []fault {
 	part := func() int32 { return rng.Int32N(parts) }
