@@ -72,6 +72,9 @@ type load struct {
 	h     *hooks
 	pad   func(i int) []byte
 	rate  int // records per tick (default perTick)
+	// age, when set, stamps every record that long before now (historical
+	// events replayed): brokers forget the producer while it writes.
+	age time.Duration
 
 	mu       sync.Mutex
 	produced []readback.Produced
@@ -168,6 +171,9 @@ func (l *load) produceOne(ctx context.Context) {
 	id := fmt.Sprintf("%s-%d", l.prefix, i)
 	rec := &client.Record{Topic: l.topic, Partition: int32(i) % l.parts, HasPartition: true,
 		Value: append([]byte(id+"|"), l.pad(i)...)}
+	if l.age > 0 {
+		rec.Timestamp = time.Now().Add(-l.age)
+	}
 	l.mu.Lock()
 	l.index[id] = len(l.produced)
 	l.produced = append(l.produced, readback.Produced{ID: id, Partition: rec.Partition, Offset: -1})
