@@ -19,6 +19,7 @@ type peerResult struct {
 	fatal          []string
 	stall          time.Duration
 	stallPart      int32
+	stallAt        time.Duration // when the longest stall began, from the start of the load
 	resumed        bool // every partition acknowledged records in the last 5 s of the load
 	produced       int
 	acked          int
@@ -36,7 +37,9 @@ type peerResult struct {
 
 func (r *realRun) result(sc, peer string, log map[int32][]readback.Record) peerResult {
 	res := peerResult{scenario: sc, peer: peer, notes: r.notes, produced: len(r.produced), load: r.ended.Sub(r.began)}
-	res.stall, res.stallPart, res.resumed = r.tl.stall(realParts, r.from, r.ended)
+	var at time.Time
+	res.stall, res.stallPart, res.resumed, at = r.tl.stall(realParts, r.from, r.ended)
+	res.stallAt = at.Sub(r.began)
 	r.tl.mu.Lock()
 	res.fatal = append([]string(nil), r.tl.fatals...)
 	produced := make([]readback.Produced, len(r.produced))
@@ -83,9 +86,9 @@ func (r *realRun) result(sc, peer string, log map[int32][]readback.Record) peerR
 }
 
 func (res peerResult) line() string {
-	return fmt.Sprintf("%s/%s: produced %d in %v (%.0f/s), acked %d, failed %d (%d of them in the log), no outcome %d; lost %d, duplicates %d, reordered %d, wrong offset %d; longest stall %v (partition %d, resumed %v); fatal %q; first error %q",
+	return fmt.Sprintf("%s/%s: produced %d in %v (%.0f/s), acked %d, failed %d (%d of them in the log), no outcome %d; lost %d, duplicates %d, reordered %d, wrong offset %d; longest stall %v (partition %d, from %.1fs, resumed %v); fatal %q; first error %q",
 		res.scenario, res.peer, res.produced, res.load.Round(time.Second), float64(res.produced)/max(res.load.Seconds(), 1e-3), res.acked, res.failed, res.failedInLog, res.noOutcome,
-		res.lost, res.duplicates, res.reordered, res.wrongOffset, res.stall.Round(time.Millisecond), res.stallPart, res.resumed, res.fatal, res.firstErr)
+		res.lost, res.duplicates, res.reordered, res.wrongOffset, res.stall.Round(time.Millisecond), res.stallPart, res.stallAt.Seconds(), res.resumed, res.fatal, res.firstErr)
 }
 
 // judge fails t where the result shows a broken harness or a broken

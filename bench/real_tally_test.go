@@ -106,28 +106,33 @@ func (t *tally) isFatal() bool {
 
 // stall is the longest time one of parts partitions went without an
 // acknowledgement between began and ended, the last stretch included (a
-// partition that never resumed stalls until ended).
-func (t *tally) stall(parts int32, began, ended time.Time) (worst time.Duration, part int32, resumed bool) {
+// partition that never resumed stalls until ended). Only time after began
+// counts: a gap that straddles began counts from began, and one that ended
+// before it (a peer slow to warm up) not at all. at is when the worst gap
+// began.
+func (t *tally) stall(parts int32, began, ended time.Time) (worst time.Duration, part int32, resumed bool, at time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	part, resumed = -1, true
+	part, resumed, at = -1, true, began
 	for p := range parts {
 		prev := began
-		for _, at := range t.acks[p] {
-			if at.After(ended) {
+		for _, ack := range t.acks[p] {
+			if ack.After(ended) {
 				break
 			}
-			if gap := at.Sub(prev); gap > worst {
-				worst, part = gap, p
+			if gap := ack.Sub(prev); gap > worst {
+				worst, part, at = gap, p, prev
 			}
-			prev = at
+			if ack.After(prev) {
+				prev = ack
+			}
 		}
 		if gap := ended.Sub(prev); gap > worst {
-			worst, part = gap, p
+			worst, part, at = gap, p, prev
 		}
 		if ended.Sub(prev) > 5*time.Second {
 			resumed = false
 		}
 	}
-	return worst, part, resumed
+	return worst, part, resumed, at
 }

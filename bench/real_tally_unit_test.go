@@ -9,20 +9,36 @@ import (
 )
 
 // TestTallyStall checks the stall measure the peer table reports: the
-// longest gap between acknowledgements of one partition, counting the
-// stretch from the last one to the end (a partition that never resumed).
+// longest gap between acknowledgements of one partition after the fault
+// began, counting the stretch from the last one to the end (a partition
+// that never resumed). A gap that ended before the fault (a slow warm-up)
+// does not count, and one that straddles it counts from the fault.
 func TestTallyStall(t *testing.T) {
 	tl := newTally()
 	t0 := time.Now()
 	tl.acks[0] = []time.Time{t0.Add(time.Second), t0.Add(2 * time.Second), t0.Add(9 * time.Second)}
 	tl.acks[1] = []time.Time{t0.Add(time.Second), t0.Add(3 * time.Second), t0.Add(8 * time.Second)}
-	worst, part, resumed := tl.stall(2, t0, t0.Add(10*time.Second))
-	if worst != 7*time.Second || part != 0 || !resumed {
-		t.Fatalf("stall = %v on %d (resumed %v), want 7s on 0 (resumed)", worst, part, resumed)
+	worst, part, resumed, at := tl.stall(2, t0, t0.Add(10*time.Second))
+	if worst != 7*time.Second || part != 0 || !resumed || !at.Equal(t0.Add(2*time.Second)) {
+		t.Fatalf("stall = %v on %d from %v (resumed %v), want 7s on 0 from 2s (resumed)", worst, part, at.Sub(t0), resumed)
 	}
-	worst, part, resumed = tl.stall(2, t0, t0.Add(20*time.Second))
+	worst, part, resumed, _ = tl.stall(2, t0, t0.Add(20*time.Second))
 	if worst != 12*time.Second || part != 1 || resumed {
 		t.Fatalf("stall = %v on %d (resumed %v), want 12s on 1, not resumed", worst, part, resumed)
+	}
+	// A 13 s warm-up gap before the fault at t0+15s, then
+	// acknowledgements every second: the stall is 1 s, not 13 s.
+	tl = newTally()
+	tl.acks[0] = []time.Time{t0.Add(time.Second), t0.Add(14 * time.Second), t0.Add(15500 * time.Millisecond), t0.Add(16500 * time.Millisecond)}
+	worst, _, _, at = tl.stall(1, t0.Add(15*time.Second), t0.Add(17*time.Second))
+	if worst != time.Second || !at.Equal(t0.Add(15500*time.Millisecond)) {
+		t.Fatalf("stall = %v from %v, want 1s from 15.5s (the warm-up gap before the fault does not count)", worst, at.Sub(t0))
+	}
+	// A gap straddling the fault counts from the fault.
+	tl.acks[0] = []time.Time{t0.Add(time.Second), t0.Add(18 * time.Second)}
+	worst, _, _, at = tl.stall(1, t0.Add(15*time.Second), t0.Add(18*time.Second))
+	if worst != 3*time.Second || !at.Equal(t0.Add(15*time.Second)) {
+		t.Fatalf("stall = %v from %v, want 3s from 15s", worst, at.Sub(t0))
 	}
 }
 
