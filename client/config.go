@@ -106,8 +106,11 @@ func Acks(acks int16) Option { return func(c *config) { c.acks = acks } }
 // sequence numbers, retries may duplicate.
 func DisableIdempotence() Option { return func(c *config) { c.idempotent = false } }
 
-// MaxInFlight sets the produce requests in flight per partition (default
-// 5, at most 5 with idempotence).
+// MaxInFlight sets the produce requests in flight per partition, and per
+// broker connection (default 5, at most 5 with idempotence). Kafka handles
+// a connection's requests one at a time, so more in flight on one
+// connection only queue there; each request carries the next batch of
+// every partition the broker leads that has one waiting.
 func MaxInFlight(n int) Option { return func(c *config) { c.maxInFlight = n } }
 
 // Linger sets how long a batch waits for more records before it is sent

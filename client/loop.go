@@ -26,11 +26,16 @@ type loop struct {
 	in inbox
 
 	batches map[idempotence.BatchID]*batchState
-	nextID  idempotence.BatchID
-	known   map[idempotence.TopicPartition]bool // partitions the machine has heard of
-	senders map[int32]*sender
-	initing bool // an InitProducerId is under way
-	closed  bool
+	// pinned holds finished batches (reported at their deadline or at
+	// Close) still in an outbox or at a sender: their bytes are released
+	// once the attempt is answered, never while they may still be written.
+	pinned   map[idempotence.BatchID]*batchState
+	nextID   idempotence.BatchID
+	known    map[idempotence.TopicPartition]bool // partitions the machine has heard of
+	senders  map[int32]*sender
+	outboxes map[int32]*outbox // batches not yet handed to a sender, per broker
+	initing  bool              // an InitProducerId is under way
+	closed   bool
 
 	later  []idempotence.Input // follow-up inputs produced while acting on Ready
 	timer  *time.Timer
@@ -41,8 +46,9 @@ type loop struct {
 
 // batchState is one closed batch the loop owns until it is resolved.
 type batchState struct {
-	b    *batching.Batch
-	sent bool // written at least once (for the BatchSent hook's retry flag)
+	b           *batching.Batch
+	sent        bool // dispatched at least once (for the BatchSent hook's retry flag)
+	outstanding bool // dispatched, and that attempt not yet answered
 }
 
 // inbox is the loop's unbounded input queue: posting never blocks, so no
@@ -91,9 +97,10 @@ type (
 	// answersIn: a produce request was answered (or failed), one response
 	// per batch of the request.
 	answersIn struct {
-		round []outgoing
-		resps []idempotence.Response
-		hints []leaderHint
+		broker int32 // the request's broker
+		round  []outgoing
+		resps  []idempotence.Response
+		hints  []leaderHint
 	}
 	// metadataIn: metadata was refreshed; partitions look up their leaders.
 	metadataIn struct{}
@@ -103,14 +110,16 @@ type (
 
 func newLoop(p *Producer, idem *idempotence.Producer) *loop {
 	return &loop{
-		p:       p,
-		idem:    idem,
-		in:      inbox{signal: make(chan struct{}, 1)},
-		batches: make(map[idempotence.BatchID]*batchState),
-		known:   make(map[idempotence.TopicPartition]bool),
-		senders: make(map[int32]*sender),
-		exited:  make(chan struct{}),
-		trace:   p.log.Enabled(context.Background(), LevelTrace),
+		p:        p,
+		idem:     idem,
+		in:       inbox{signal: make(chan struct{}, 1)},
+		batches:  make(map[idempotence.BatchID]*batchState),
+		pinned:   make(map[idempotence.BatchID]*batchState),
+		known:    make(map[idempotence.TopicPartition]bool),
+		senders:  make(map[int32]*sender),
+		outboxes: make(map[int32]*outbox),
+		exited:   make(chan struct{}),
+		trace:    p.log.Enabled(context.Background(), LevelTrace),
 	}
 }
 
@@ -145,6 +154,7 @@ func (l *loop) run() {
 		}
 		l.in.recycle(items)
 		l.act()
+		l.pumpAll()
 		if l.closed {
 			l.shutdown()
 			return
@@ -210,6 +220,9 @@ func (l *loop) leaders(tps []idempotence.TopicPartition) {
 		if err != nil {
 			leader, epoch = -1, -1
 		}
+		if leader >= 0 {
+			l.unqueue(tp, leader)
+		}
 		l.step(idempotence.LeaderChanged{TP: tp, Broker: leader, LeaderEpoch: epoch})
 	}
 }
@@ -227,13 +240,29 @@ func compareTP(a, b idempotence.TopicPartition) int {
 // answers feeds a request's responses to the machine, then moves partitions
 // to the leaders the broker named (KIP-951) without waiting for metadata.
 func (l *loop) answers(a answersIn) {
+	l.requestAnswered(a.broker)
 	for i, o := range a.round {
+		l.answered(o.id)
 		l.step(idempotence.Answer{TP: o.tp, ID: o.id, Response: a.resps[i]})
 	}
 	for _, h := range a.hints {
 		if _, known := l.p.meta.Broker(h.leader); known {
+			l.unqueue(h.tp, h.leader)
 			l.step(idempotence.LeaderChanged{TP: h.tp, Broker: h.leader, LeaderEpoch: h.epoch})
 		}
+	}
+}
+
+// answered notes that batch id's attempt was answered; a finished batch
+// pinned until then is released.
+func (l *loop) answered(id idempotence.BatchID) {
+	if bs := l.batches[id]; bs != nil {
+		bs.outstanding = false
+		return
+	}
+	if bs := l.pinned[id]; bs != nil {
+		delete(l.pinned, id)
+		l.p.acc.Release(bs.b)
 	}
 }
 

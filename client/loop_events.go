@@ -22,10 +22,10 @@ func (l *loop) event(ev idempotence.Event) {
 				tok.(*Record).Offset = e.BaseOffset + int64(i)
 			}
 		}
-		p.calls.pushTokens(bs.b.Tokens, nil, func() { p.acc.Release(bs.b) })
+		l.finish(e.ID, bs, nil)
 	case idempotence.Failed:
 		if bs := l.take(e.ID); bs != nil {
-			p.calls.pushTokens(bs.b.Tokens, brokerError(e.Err), func() { p.acc.Release(bs.b) })
+			l.finish(e.ID, bs, brokerError(e.Err))
 		}
 	case idempotence.ReadTail:
 		p.hooks.TailRead(e.TP.Topic, e.TP.Partition, e.FromOffset)
@@ -47,6 +47,20 @@ func (l *loop) event(ev idempotence.Event) {
 	case idempotence.RefreshMetadata:
 		p.kickMetadata()
 	}
+}
+
+// finish hands a finished batch's records to their callbacks and releases
+// the batch, unless an attempt of it is still in an outbox or at a sender
+// (a batch reported at its deadline, or at Close): then it is pinned until
+// that attempt is answered, so its bytes are never reused while they may
+// still be written.
+func (l *loop) finish(id idempotence.BatchID, bs *batchState, err error) {
+	if bs.outstanding {
+		l.pinned[id] = bs
+		l.p.calls.pushTokens(bs.b.Tokens, err, nil)
+		return
+	}
+	l.p.calls.pushTokens(bs.b.Tokens, err, func() { l.p.acc.Release(bs.b) })
 }
 
 // take removes a finished batch from the loop's keeping.

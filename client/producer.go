@@ -52,8 +52,9 @@ type Producer struct {
 	metaKick chan struct{} // asks the metadata loop for a refresh
 }
 
-// connInFlight bounds the produce requests pipelined on one broker
-// connection: up to MaxInFlight per partition, shared by its partitions.
+// connInFlight bounds the requests pipelined on one broker connection:
+// the loop hands a broker's sender at most MaxInFlight produce requests at
+// a time (loop_send.go); the rest is room for other requests.
 const connInFlight = 64
 
 // NewProducer validates the options and returns a producer. It does not

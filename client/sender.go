@@ -118,7 +118,7 @@ func (s *sender) unsent(rounds [][]outgoing, err error) {
 		for i := range resps {
 			resps[i] = r
 		}
-		p.loop.in.post(answersIn{round: round, resps: resps})
+		p.loop.in.post(answersIn{broker: s.broker, round: round, resps: resps})
 	}
 }
 
@@ -231,7 +231,7 @@ func (s *sender) respond(round []outgoing, resp kmsg.Response, err error) {
 		}
 		resps[i] = r
 	}
-	p.loop.in.post(answersIn{round: round, resps: resps, hints: hints})
+	p.loop.in.post(answersIn{broker: s.broker, round: round, resps: resps, hints: hints})
 	if kick {
 		p.kickMetadata()
 	}

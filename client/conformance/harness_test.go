@@ -112,7 +112,8 @@ type rig struct {
 	produced []readback.Produced
 	index    map[string]int
 	errs     map[string]error
-	losses   []client.DataLoss // through OnDataLoss
+	ackTimes map[int32][]time.Time // when each acknowledgement arrived, per partition
+	losses   []client.DataLoss     // through OnDataLoss
 	pending  sync.WaitGroup
 
 	dial func(ctx context.Context, network, addr string) (net.Conn, error) // nil: TCP
@@ -136,7 +137,7 @@ type cfg struct {
 // start builds a 3-broker cluster with topic t (replication 3) and a
 // producer on it.
 func start(cf cfg) (*rig, error) {
-	r := &rig{h: newHooks(), index: map[string]int{}, errs: map[string]error{}, before: runtime.NumGoroutine()}
+	r := &rig{h: newHooks(), index: map[string]int{}, errs: map[string]error{}, ackTimes: map[int32][]time.Time{}, before: runtime.NumGoroutine()}
 	if cf.parallel || cf.net != nil {
 		r.before = -1 // a bubble checks its own goroutines
 	}
@@ -259,6 +260,7 @@ func (r *rig) done(rec *client.Record, err error) {
 	pr.Partition = rec.Partition
 	if err == nil {
 		pr.Acked, pr.Offset = true, rec.Offset
+		r.ackTimes[rec.Partition] = append(r.ackTimes[rec.Partition], time.Now())
 		return
 	}
 	pr.NotWritten = errors.Is(err, client.ErrNotWritten)
