@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollsafe/rollsafe/client"
 	"github.com/rollsafe/rollsafe/sim"
 )
 
@@ -116,4 +117,56 @@ func (r *rig) longestGap(p int32, from, to time.Time) (gap time.Duration, at tim
 		gap, at = d, prev
 	}
 	return gap, at
+}
+
+// TestConformance23DeadlineWhileQueued: with requests in flight bounded per
+// connection, a batch handed to the network can wait in the producer's
+// outbox behind them, and its delivery deadline can pass there: it is
+// reported ErrOutcomeUnknown (it may still be written) but stays queued,
+// and is written when its turn comes. Its bytes must stay its own until
+// then: released at the report, they would be reused for later batches and
+// written under the waiting batch's header — duplicates or corrupt
+// batches. Every broker here answers each request 300 ms late (each
+// request costs its connection 300 ms), records expire after 150 ms, and
+// 12 partitions take records one partition per 5 ms tick for 2 s; then the
+// brokers recover and production goes on. Records must have been reported
+// unknown, and the log must hold every acknowledged record once, in order,
+// and no record twice.
+func TestConformance23DeadlineWhileQueued(t *testing.T) {
+	world(t, func(t *testing.T) {
+		const parts = 12
+		r := startT(t, cfg{partitions: parts, client: []client.Option{client.DeliveryTimeout(150 * time.Millisecond)}})
+		ctx := context.Background()
+		r.produceTo(ctx, "warm", 120, func(i int) int32 { return int32(i % parts) })
+		r.check(t, r.wait(20*time.Second), "warm-up")
+		for b := range int32(3) {
+			if err := r.c.DelayResponses(b, 300*time.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for tick := range 400 {
+			r.produceTo(ctx, "slow"+strconv.Itoa(tick), 12, one(int32(tick%parts)))
+			time.Sleep(5 * time.Millisecond)
+		}
+		for b := range int32(3) {
+			if err := r.c.DelayResponses(b, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r.check(t, r.wait(30*time.Second), "outcomes")
+		unknown := 0
+		for tick := range 400 {
+			_, u, _ := r.outcomes(t, "slow"+strconv.Itoa(tick))
+			unknown += u
+		}
+		if unknown == 0 {
+			t.Fatalf("no record was reported ErrOutcomeUnknown: nothing expired while queued\n%s", r.dump())
+		}
+		_, err := r.verify()
+		r.check(t, err, "read-back")
+		r.check(t, r.goesOn("after", 600), "after the slow brokers")
+		_, err = r.verify()
+		r.check(t, err, "final read-back")
+		t.Logf("%d records reported unknown at their deadline", unknown)
+	})
 }
