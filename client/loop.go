@@ -29,13 +29,14 @@ type loop struct {
 	// pinned holds finished batches (reported at their deadline or at
 	// Close) still in an outbox or at a sender: their bytes are released
 	// once the attempt is answered, never while they may still be written.
-	pinned   map[idempotence.BatchID]*batchState
-	nextID   idempotence.BatchID
-	known    map[idempotence.TopicPartition]bool // partitions the machine has heard of
-	senders  map[int32]*sender
-	outboxes map[int32]*outbox // batches not yet handed to a sender, per broker
-	initing  bool              // an InitProducerId is under way
-	closed   bool
+	pinned    map[idempotence.BatchID]*batchState
+	nextID    idempotence.BatchID
+	known     map[idempotence.TopicPartition]bool // partitions the machine has heard of
+	senders   map[int32]*sender
+	outboxes  map[int32]*outbox // batches not yet handed to a sender, per broker
+	outboxIDs []int32           // the keys of outboxes, ascending
+	initing   bool              // an InitProducerId is under way
+	closed    bool
 
 	later  []idempotence.Input // follow-up inputs produced while acting on Ready
 	timer  *time.Timer

@@ -23,6 +23,10 @@ import (
 // single batch may exceed it and goes alone).
 const maxRequestBytes = 16 << 20
 
+// linearQueue is how many batches an outbox may hold before pump tracks
+// the partitions a request already carries in a map.
+const linearQueue = 32
+
 // outbox is one broker's batches the machine made ready and the loop has
 // not yet handed to the broker's sender, and the requests in flight there.
 type outbox struct {
@@ -63,6 +67,8 @@ func (l *loop) outbox(broker int32) *outbox {
 	if ob == nil {
 		ob = &outbox{}
 		l.outboxes[broker] = ob
+		i, _ := slices.BinarySearch(l.outboxIDs, broker)
+		l.outboxIDs = slices.Insert(l.outboxIDs, i, broker)
 	}
 	return ob
 }
@@ -77,48 +83,65 @@ func (l *loop) pump(broker int32) {
 		return
 	}
 	var rounds [][]outgoing
+	var seen map[idempotence.TopicPartition]bool
 	for ob.inFlight < l.p.cfg.maxInFlight && len(ob.queue) > 0 {
-		var round, rest []outgoing
-		size := 0
-		for _, o := range ob.queue {
-			taken := slices.ContainsFunc(round, func(x outgoing) bool { return x.tp == o.tp })
-			if taken || (len(round) > 0 && size+len(o.bytes) > maxRequestBytes) {
-				rest = append(rest, o)
-				continue
-			}
-			round = append(round, o)
-			size += len(o.bytes)
-		}
+		var round []outgoing
+		round, ob.queue, seen = nextRequest(ob.queue, seen)
 		for _, o := range round {
+			// The partition's next batch, held open while this one
+			// waited, may close now.
 			if bs := l.batches[o.id]; bs != nil {
-				// The partition's next batch, held open while this one
-				// waited, may close now.
+				l.p.acc.Sent(bs.b)
+			} else if bs := l.pinned[o.id]; bs != nil {
 				l.p.acc.Sent(bs.b)
 			}
 		}
-		ob.queue = rest
 		ob.inFlight++
 		rounds = append(rounds, round)
 	}
 	l.sender(broker).push(rounds)
 }
 
-// pumpAll pumps every broker with batches waiting.
+// pumpAll pumps every broker with batches waiting, in ascending order of
+// broker id (one order for the deterministic simulation).
 func (l *loop) pumpAll() {
-	for _, b := range l.outboxBrokers() {
+	for _, b := range l.outboxIDs {
 		l.pump(b)
 	}
 }
 
-// outboxBrokers returns the brokers with an outbox, in ascending order
-// (one order for the deterministic simulation).
-func (l *loop) outboxBrokers() []int32 {
-	ids := make([]int32, 0, len(l.outboxes))
-	for b := range l.outboxes {
-		ids = append(ids, b)
+// nextRequest takes the batches of one produce request from queue: the
+// first batch of each partition in it, in queue order, up to
+// maxRequestBytes (at least one batch; a partition whose first batch does
+// not fit sends nothing in this request). rest keeps the others in their
+// order. seen is scratch space for long queues, returned for reuse.
+func nextRequest(queue []outgoing, seen map[idempotence.TopicPartition]bool) (round, rest []outgoing, _ map[idempotence.TopicPartition]bool) {
+	long := len(queue) > linearQueue
+	if long {
+		if seen == nil {
+			seen = make(map[idempotence.TopicPartition]bool, len(queue))
+		} else {
+			clear(seen)
+		}
 	}
-	slices.Sort(ids)
-	return ids
+	size := 0
+	for i, o := range queue {
+		var has bool
+		if long {
+			has = seen[o.tp]
+			seen[o.tp] = true
+		} else {
+			// An earlier batch of the partition, taken or held back.
+			has = slices.ContainsFunc(queue[:i], func(x outgoing) bool { return x.tp == o.tp })
+		}
+		if has || (len(round) > 0 && size+len(o.bytes) > maxRequestBytes) {
+			rest = append(rest, o)
+			continue
+		}
+		round = append(round, o)
+		size += len(o.bytes)
+	}
+	return round, rest, seen
 }
 
 // requestAnswered records that one of broker's requests in flight was
@@ -135,7 +158,7 @@ func (l *loop) requestAnswered(broker int32) {
 // queue. Batches already handed to a sender stay: they are answered by the
 // broker they went to.
 func (l *loop) unqueue(tp idempotence.TopicPartition, leader int32) {
-	for _, broker := range l.outboxBrokers() {
+	for _, broker := range l.outboxIDs {
 		ob := l.outboxes[broker]
 		if broker == leader || len(ob.queue) == 0 {
 			continue
