@@ -20,7 +20,8 @@ type peerResult struct {
 	stall          time.Duration
 	stallPart      int32
 	stallAt        time.Duration // when the longest stall began, from the start of the load
-	resumed        bool // every partition acknowledged records in the last 5 s of the load
+	gaps           string        // every stall of 2 s or more: partition, length, start
+	resumed        bool          // every partition acknowledged records in the last 5 s of the load
 	produced       int
 	acked          int
 	failed         int // failed back to the application
@@ -40,6 +41,11 @@ func (r *realRun) result(sc, peer string, log map[int32][]readback.Record) peerR
 	var at time.Time
 	res.stall, res.stallPart, res.resumed, at = r.tl.stall(realParts, r.from, r.ended)
 	res.stallAt = at.Sub(r.began)
+	var gs []string
+	for _, g := range r.tl.gaps(realParts, r.from, r.ended, 2*time.Second) {
+		gs = append(gs, fmt.Sprintf("p%d %.1fs@%.1fs", g.part, g.duration.Seconds(), g.from.Sub(r.began).Seconds()))
+	}
+	res.gaps = strings.Join(gs, ", ")
 	r.tl.mu.Lock()
 	res.fatal = append([]string(nil), r.tl.fatals...)
 	produced := make([]readback.Produced, len(r.produced))
@@ -86,9 +92,9 @@ func (r *realRun) result(sc, peer string, log map[int32][]readback.Record) peerR
 }
 
 func (res peerResult) line() string {
-	return fmt.Sprintf("%s/%s: produced %d in %v (%.0f/s), acked %d, failed %d (%d of them in the log), no outcome %d; lost %d, duplicates %d, reordered %d, wrong offset %d; longest stall %v (partition %d, from %.1fs, resumed %v); fatal %q; first error %q",
+	return fmt.Sprintf("%s/%s: produced %d in %v (%.0f/s), acked %d, failed %d (%d of them in the log), no outcome %d; lost %d, duplicates %d, reordered %d, wrong offset %d; longest stall %v (partition %d, from %.1fs, resumed %v); stalls of 2 s or more [%s]; fatal %q; first error %q",
 		res.scenario, res.peer, res.produced, res.load.Round(time.Second), float64(res.produced)/max(res.load.Seconds(), 1e-3), res.acked, res.failed, res.failedInLog, res.noOutcome,
-		res.lost, res.duplicates, res.reordered, res.wrongOffset, res.stall.Round(time.Millisecond), res.stallPart, res.stallAt.Seconds(), res.resumed, res.fatal, res.firstErr)
+		res.lost, res.duplicates, res.reordered, res.wrongOffset, res.stall.Round(time.Millisecond), res.stallPart, res.stallAt.Seconds(), res.resumed, res.gaps, res.fatal, res.firstErr)
 }
 
 // judge fails t where the result shows a broken harness or a broken

@@ -4,6 +4,7 @@ package bench
 
 import (
 	"regexp"
+	"slices"
 	"sync"
 	"time"
 )
@@ -135,4 +136,39 @@ func (t *tally) stall(parts int32, began, ended time.Time) (worst time.Duration,
 		}
 	}
 	return worst, part, resumed, at
+}
+
+// gap is one stretch a partition went without an acknowledgement.
+type gap struct {
+	part     int32
+	from     time.Time
+	duration time.Duration
+}
+
+// gaps lists, by start, every stretch of at least min between began and
+// ended (counted as stall counts them) on the parts partitions: where each
+// peer stalled, to compare peers fault by fault.
+func (t *tally) gaps(parts int32, began, ended time.Time, min time.Duration) []gap {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []gap
+	for p := range parts {
+		prev := began
+		for _, ack := range t.acks[p] {
+			if ack.After(ended) {
+				break
+			}
+			if d := ack.Sub(prev); d >= min {
+				out = append(out, gap{p, prev, d})
+			}
+			if ack.After(prev) {
+				prev = ack
+			}
+		}
+		if d := ended.Sub(prev); d >= min {
+			out = append(out, gap{p, prev, d})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b gap) int { return a.from.Compare(b.from) })
+	return out
 }

@@ -40,6 +40,13 @@ func TestTallyStall(t *testing.T) {
 	if worst != 3*time.Second || !at.Equal(t0.Add(15*time.Second)) {
 		t.Fatalf("stall = %v from %v, want 3s from 15s", worst, at.Sub(t0))
 	}
+	// Every gap of 2 s or more, by start, counted the same way.
+	tl.acks[1] = []time.Time{t0.Add(16 * time.Second)}
+	gs := tl.gaps(2, t0.Add(15*time.Second), t0.Add(19*time.Second), 2*time.Second)
+	if len(gs) != 2 || gs[0].part != 0 || gs[0].duration != 3*time.Second || !gs[0].from.Equal(t0.Add(15*time.Second)) ||
+		gs[1].part != 1 || gs[1].duration != 3*time.Second || !gs[1].from.Equal(t0.Add(16*time.Second)) {
+		t.Fatalf("gaps = %+v, want p0 3s from 15s, p1 3s from 16s", gs)
+	}
 }
 
 // TestTallyFatal: librdkafka's fatal error, reported as an error event, a
