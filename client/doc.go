@@ -52,7 +52,8 @@
 //	InitProducerId ────────────────────────────────────────────────┤            │ Step(input)
 //	timer at NextWake (deadlines, backoffs), Close ────────────────┘            │ Ready()
 //	                                                                            ▼
-//	        Sends ─► per-broker senders ─► connection (pipelined requests, in order)
+//	        Sends ─► per-broker outbox (≤ MaxInFlight requests per connection,
+//	                 each the next batch of every partition) ─► senders ─► connection
 //	        Delivered/Failed ─► callback queue ─► your callbacks (one goroutine, in order)
 //	        ReadTail ─► tail reader · RefreshMetadata ─► metadata loop · NeedSplit ─► split
 //	        NeedProducerID ─► InitProducerId · DataLoss/EpochBumped ─► hooks, logs
