@@ -457,16 +457,28 @@ func (g *realGroup) waitMoved(p, from int32) {
 // every topic, then checks broker to leads p again.
 func (g *realGroup) handBack(p, to int32) {
 	g.t.Helper()
+	g.electPreferred()
+	for _, topic := range g.topics {
+		if l, err := g.c.Leader(g.ctx, topic, p); err != nil || l != to {
+			g.t.Fatalf("after the preferred-leader election %s[%d] is led by %d (%v), want %d", topic, p, l, err, to)
+		}
+	}
+}
+
+// electPreferred waits until every topic's replicas are all in sync, then
+// hands every partition of every topic to its preferred replica in one
+// election: every peer's partitions move at the same moment (topic by
+// topic, the first peer's would always move first, onto the coldest
+// broker).
+func (g *realGroup) electPreferred() {
+	g.t.Helper()
 	for _, topic := range g.topics {
 		if err := g.c.WaitHealthy(g.ctx, topic); err != nil {
 			g.t.Fatal(err)
 		}
-		if err := g.c.ElectPreferredWait(g.ctx, topic); err != nil {
-			g.t.Fatal(err)
-		}
-		if l, err := g.c.Leader(g.ctx, topic, p); err != nil || l != to {
-			g.t.Fatalf("after the preferred-leader election %s[%d] is led by %d (%v), want %d", topic, p, l, err, to)
-		}
+	}
+	if err := g.c.ElectPreferredTopicsWait(g.ctx, g.topics...); err != nil {
+		g.t.Fatal(err)
 	}
 }
 
@@ -527,14 +539,7 @@ func faultRoll(g *realGroup) {
 		if err := g.c.Start(g.ctx, id); err != nil {
 			g.t.Fatal(err)
 		}
-		for _, topic := range g.topics {
-			if err := g.c.WaitHealthy(g.ctx, topic); err != nil {
-				g.t.Fatal(err)
-			}
-			if err := g.c.ElectPreferredWait(g.ctx, topic); err != nil {
-				g.t.Fatal(err)
-			}
-		}
+		g.electPreferred()
 		g.note("broker %d restarted and handed its partitions back", id)
 		g.awaitAll(50, fmt.Sprintf("after broker %d's restart", id))
 	}

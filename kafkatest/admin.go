@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -243,12 +244,22 @@ func (c *Cluster) ElectPreferred(ctx context.Context, topic string, partitions .
 // 1 unclean) for topic's partitions; a partition that needs no election
 // (ELECTION_NOT_NEEDED) is not an error. what names the call in errors.
 func (c *Cluster) electLeaders(ctx context.Context, electionType int8, what, topic string, partitions []int32) error {
+	return c.electMany(ctx, electionType, what, topic, map[string][]int32{topic: partitions})
+}
+
+// electMany is electLeaders for the partitions of several topics at once,
+// in one request; name names them in errors.
+func (c *Cluster) electMany(ctx context.Context, electionType int8, what, name string, parts map[string][]int32) error {
 	req := kmsg.NewPtrElectLeadersRequest()
 	req.ElectionType = electionType
 	req.TimeoutMillis = 30000
-	rt := kmsg.NewElectLeadersRequestTopic()
-	rt.Topic, rt.Partitions = topic, partitions
-	req.Topics = []kmsg.ElectLeadersRequestTopic{rt}
+	topics := slices.Sorted(maps.Keys(parts))
+	for _, topic := range topics {
+		rt := kmsg.NewElectLeadersRequestTopic()
+		rt.Topic, rt.Partitions = topic, parts[topic]
+		req.Topics = append(req.Topics, rt)
+	}
+	topic := name
 	resp, err := c.request(ctx, req)
 	if err != nil {
 		return fmt.Errorf("kafkatest: %s of %s: %w", what, topic, err)
@@ -274,6 +285,42 @@ func (c *Cluster) electLeaders(ctx context.Context, electionType int8, what, top
 		return fmt.Errorf("kafkatest: %s: %w", what, errors.Join(errs...))
 	}
 	return nil
+}
+
+// ElectPreferredTopicsWait hands every partition of the given topics to its
+// preferred replica in one ElectLeaders request, so that they all move at
+// the same moment, and retries until each is led by it (e.g. while a
+// restarted broker is still catching up into the ISR).
+func (c *Cluster) ElectPreferredTopicsWait(ctx context.Context, topics ...string) error {
+	name := strings.Join(topics, ",")
+	for {
+		parts, preferred, last := map[string][]int32{}, true, error(nil)
+		for _, topic := range topics {
+			ps, err := c.Partitions(ctx, topic)
+			if err != nil {
+				last = err
+				break
+			}
+			for _, p := range ps {
+				parts[topic] = append(parts[topic], p.ID)
+				preferred = preferred && p.Preferred()
+			}
+		}
+		if last == nil {
+			if preferred {
+				return nil
+			}
+			last = c.electMany(ctx, 0, "elect leaders", name, parts)
+			if last == nil {
+				last = errors.New("elected, but metadata does not show preferred leaders yet")
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("kafkatest: preferred leaders of %s: %w (last: %v)", name, ctx.Err(), last)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // ElectPreferredWait retries ElectPreferred until every listed partition
