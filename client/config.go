@@ -154,8 +154,10 @@ func DeliveryTimeout(d time.Duration) Option { return func(c *config) { c.delive
 
 // RequestTimeout bounds one request to a broker (default 30s): it is the
 // timeout produce requests carry for replication (acks=all), and a
-// connection whose answer is more than RequestTimeout + 5s late is closed
-// (the 5 s cover the broker's own wait).
+// connection whose answer is more than RequestTimeout + 2s late is closed
+// (counted from when the request was written or, behind another on its
+// connection, from that one's answer: Kafka handles a connection's
+// requests one at a time; the 2 s cover taking it up and the network).
 func RequestTimeout(d time.Duration) Option { return func(c *config) { c.requestTimeout = d } }
 
 // ProducerIDExpiration tells the producer the brokers'

@@ -52,6 +52,13 @@ type Producer struct {
 	metaKick chan struct{} // asks the metadata loop for a refresh
 }
 
+// responseSlack is how late past RequestTimeout an answer may be before
+// its connection is closed: the broker's time to take the request up and
+// append it, and the network's. The wait starts when the request was
+// written or, behind another on its connection, when that one was answered
+// (Kafka handles a connection's requests one at a time).
+const responseSlack = 2 * time.Second
+
 // connInFlight bounds the requests pipelined on one broker connection:
 // the loop hands a broker's sender at most MaxInFlight produce requests at
 // a time (loop_send.go); the rest is room for other requests.
@@ -101,7 +108,7 @@ func NewProducer(opts ...Option) (*Producer, error) {
 		DialTimeout:    cfg.dialTimeout,
 		TLS:            cfg.tls,
 		MaxInFlight:    connInFlight,
-		RequestTimeout: cfg.requestTimeout + 5*time.Second,
+		RequestTimeout: cfg.requestTimeout + responseSlack,
 		Authenticate:   cfg.auth,
 		Logger:         cfg.logger,
 		Dial:           cfg.dial,

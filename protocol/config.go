@@ -32,10 +32,12 @@ type ConnConfig struct {
 	// MaxInFlight is how many requests expecting a response may be pipelined
 	// on the connection (default 5).
 	MaxInFlight int
-	// RequestTimeout: if the oldest in-flight request has no response after
-	// this long, the connection is closed with ErrResponseTimeout. Default
-	// 45s; negative disables. Keep it above any broker-side timeout carried in
-	// requests (produce TimeoutMillis).
+	// RequestTimeout: if the oldest in-flight request has no response this
+	// long after it was written, or after the response before it (Kafka
+	// handles a connection's requests one at a time), the connection is
+	// closed with ErrResponseTimeout. Default 45s; negative disables. Keep it
+	// above any broker-side timeout carried in requests (produce
+	// TimeoutMillis).
 	RequestTimeout time.Duration
 	// MaxVersions optionally caps the version used per API key (only to
 	// lower what the package would pick).

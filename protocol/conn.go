@@ -375,7 +375,11 @@ func (c *Conn) readOne(br *bufio.Reader, buf *bytes.Buffer) bool {
 	c.pending = c.pending[1:]
 	if c.cfg.RequestTimeout > 0 {
 		if len(c.pending) > 0 {
-			_ = c.nc.SetReadDeadline(c.pending[0].sentAt.Add(c.cfg.RequestTimeout))
+			// Kafka reads a connection's next request only once it has
+			// answered the one before (an acks=all produce after
+			// replication): the next request's time starts now, not when
+			// it was written behind this one.
+			_ = c.nc.SetReadDeadline(time.Now().Add(c.cfg.RequestTimeout))
 		} else {
 			_ = c.nc.SetReadDeadline(time.Time{})
 		}

@@ -350,3 +350,23 @@ func TestResponseTimeoutClosesConn(t *testing.T) {
 	require.ErrorIs(t, err, ErrConnLostAfterWrite)
 	require.True(t, strings.Contains(err.Error(), "Metadata"))
 }
+
+// A broker answering one request at a time, each after a pause shorter
+// than RequestTimeout, is slow, not dead: requests pipelined behind one
+// another get RequestTimeout from the answer before theirs (Kafka reads
+// the next request only then), not from when they were written.
+func TestPipelinedSlowAnswersWithinTimeout(t *testing.T) {
+	f := newFakeBroker(t)
+	f.handle = func(req kmsg.Request) kmsg.Response {
+		time.Sleep(150 * time.Millisecond)
+		return metadataResponder(req)
+	}
+	c := pipeConn(t, f, ConnConfig{RequestTimeout: 300 * time.Millisecond})
+	errs := make(chan error, 4)
+	for range 4 {
+		require.NoError(t, c.Send(context.Background(), kmsg.NewPtrMetadataRequest(), func(_ kmsg.Response, err error) { errs <- err }))
+	}
+	for range 4 {
+		require.NoError(t, <-errs, "the 3rd and 4th answers come 450 and 600 ms after they were written")
+	}
+}

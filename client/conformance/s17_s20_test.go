@@ -144,7 +144,7 @@ func TestConformance19CompressedMessageTooLarge(t *testing.T) {
 // within about 4.5 s (a refresh that meets a silent broker asks the next
 // one after a third of its timeout, 4 s); it must then drop the silent
 // connection and carry on at the new address. Waiting for the silent
-// connection's own timeout instead (RequestTimeout + 5 s = 17 s) outlasts
+// connection's own timeout instead (RequestTimeout + 2 s = 14 s) outlasts
 // the 10 s delivery timeout: the old client leaves records of each
 // vanished broker's partitions unresolved for longer than that. Every
 // record is delivered, none lost or duplicated. (Replacing the next broker

@@ -67,7 +67,7 @@ type ChaosConfig struct {
 	// silent, requests on them never answered) before it comes back on a
 	// new address. A producer learns of it only from metadata or its
 	// connection's timeout: give it a short MetadataMaxAge or a delivery
-	// timeout above RequestTimeout + 5 s.
+	// timeout above RequestTimeout + 2 s.
 	Vanish bool
 }
 
