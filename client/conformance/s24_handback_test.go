@@ -12,7 +12,7 @@ import (
 	"github.com/rollsafe/rollsafe/sim"
 )
 
-// TestConformance23HandBackWithoutQueue: found on real Kafka (bench
+// TestConformance24HandBackWithoutQueue: found on real Kafka (bench
 // TestRealPeers' seed, every acks=all answer taking a replication round
 // trip on a loaded machine). Kafka reads one request from a connection and
 // answers it before it reads the next, so a produce request waits for every
@@ -35,7 +35,7 @@ import (
 // old leader's five requests drained, the resend behind the new leader's
 // five), and must be within 1.5 s; everything must be in the log once, in
 // order.
-func TestConformance23HandBackWithoutQueue(t *testing.T) {
+func TestConformance24HandBackWithoutQueue(t *testing.T) {
 	world(t, func(t *testing.T) {
 		const parts = 12
 		r := startT(t, cfg{partitions: parts, sim: []sim.Option{sim.FollowerLag(100 * time.Millisecond)}})
@@ -119,7 +119,7 @@ func (r *rig) longestGap(p int32, from, to time.Time) (gap time.Duration, at tim
 	return gap, at
 }
 
-// TestConformance23DeadlineWhileQueued: with requests in flight bounded per
+// TestConformance24DeadlineWhileQueued: with requests in flight bounded per
 // connection, a batch handed to the network can wait in the producer's
 // outbox behind them, and its delivery deadline can pass there: it is
 // reported ErrOutcomeUnknown (it may still be written) but stays queued,
@@ -132,7 +132,7 @@ func (r *rig) longestGap(p int32, from, to time.Time) (gap time.Duration, at tim
 // brokers recover and production goes on. Records must have been reported
 // unknown, and the log must hold every acknowledged record once, in order,
 // and no record twice.
-func TestConformance23DeadlineWhileQueued(t *testing.T) {
+func TestConformance24DeadlineWhileQueued(t *testing.T) {
 	world(t, func(t *testing.T) {
 		const parts = 12
 		r := startT(t, cfg{partitions: parts, client: []client.Option{client.DeliveryTimeout(150 * time.Millisecond)}})
