@@ -83,6 +83,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	heap := fs.Int("heap-mb", 512, "maximum heap of each broker JVM, MB")
 	dir := fs.String("dir", "", "directory for configs, data and logs (default: a temporary one, removed at exit)")
 	startTimeout := fs.Duration("start-timeout", 3*time.Minute, "how long one broker may take from JVM start to serving (a loaded 2-core machine needs minutes)")
+	lockWait := fs.Duration("lock-wait", 10*time.Minute, "how long to wait for another kafkatest cluster on this machine to end first (one runs at a time)")
 	var topics topicFlags
 	fs.Var(&topics, "topic", "NAME:PARTITIONS to create (repeatable)")
 	sec := addSecurityFlags(fs)
@@ -111,7 +112,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	// Launch may first wait for another kafkatest cluster on this machine.
-	startCtx, cancel := context.WithTimeout(ctx, 10*time.Minute+*startTimeout)
+	startCtx, cancel := context.WithTimeout(ctx, *lockWait+*startTimeout)
 	defer cancel()
 	c, err := kafkatest.Launch(startCtx, cfg)
 	if err != nil {

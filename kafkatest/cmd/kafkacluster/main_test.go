@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -34,13 +35,16 @@ func TestServeProduceStop(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "-brokers", "3", "-topic", "events:6",
+	// In CI the package may wait for the other packages' clusters (one at
+	// a time on a machine; kafkatest/conformance holds its one about 8
+	// minutes): wait up to 20 minutes, within go test's 30-minute timeout.
+	cmd := exec.Command(bin, "-brokers", "3", "-topic", "events:6", "-lock-wait", "20m",
 		"-tls", "-sasl", "PLAIN,SCRAM-SHA-512,OAUTHBEARER", "-user", "alice:alice-secret")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr strings.Builder
+	var stderr lockedBuffer // written by exec's copier while the test reads it
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -66,10 +70,10 @@ func TestServeProduceStop(t *testing.T) {
 		close(lines)
 	}()
 	var out []string
-	// The command first waits (up to 10 minutes) for any other kafkatest
-	// cluster on the machine to close (go test runs packages in parallel),
-	// then gives each broker -start-timeout (3 minutes) to serve.
-	timeout := time.After(14 * time.Minute)
+	// The command first waits (-lock-wait, 20 minutes here) for any other
+	// kafkatest cluster on the machine to close (go test runs packages in
+	// parallel), then gives each broker -start-timeout (3 minutes) to serve.
+	timeout := time.After(24 * time.Minute)
 	for len(out) < wantLines {
 		select {
 		case l, ok := <-lines:
@@ -78,7 +82,7 @@ func TestServeProduceStop(t *testing.T) {
 			}
 			out = append(out, l)
 		case <-timeout:
-			t.Fatalf("%d of %d lines after 14m: %q; stderr:\n%s", len(out), wantLines, out, stderr.String())
+			t.Fatalf("%d of %d lines after 24m: %q; stderr:\n%s", len(out), wantLines, out, stderr.String())
 		}
 	}
 	first := out[0]
@@ -286,4 +290,22 @@ func TestSecurityFlagErrors(t *testing.T) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and %q", c.args, code, stdout.String(), stderr.String(), c.want)
 		}
 	}
+}
+
+// lockedBuffer is a strings.Builder safe for one writer and one reader.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
