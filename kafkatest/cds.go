@@ -94,7 +94,7 @@ func buildCDS(ctx context.Context, rt Runtime, list, archive string) (time.Durat
 		return 0, err
 	}
 	if err := cmd.Wait(); err != nil {
-		return 0, fmt.Errorf("%w: %s", err, tail2(out.String(), 20))
+		return 0, fmt.Errorf("%w: %s", err, lastLines(out.String(), 20))
 	}
 	if err := os.Rename(tmp, archive); err != nil {
 		return 0, err
@@ -102,8 +102,8 @@ func buildCDS(ctx context.Context, rt Runtime, list, archive string) (time.Durat
 	return time.Since(began), nil
 }
 
-// tail2 returns s's last n lines.
-func tail2(s string, n int) string {
+// lastLines returns s's last n lines.
+func lastLines(s string, n int) string {
 	lines := bytes.Split(bytes.TrimRight([]byte(s), "\n"), []byte("\n"))
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
