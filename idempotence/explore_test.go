@@ -181,14 +181,21 @@ func TestExploreExhaustive(t *testing.T) {
 // fault multiplies the branching (4,400 states, about 8 s under -race on
 // the shared machine).
 func TestExploreLateAndCompaction(t *testing.T) {
-	cases := []struct {
-		perTP  []int
-		faults int
-	}{
-		{[]int{3, 2}, 2},
-		{[]int{4}, 3},
-		{[]int{5, 1}, 2},
-	}
+	exploreExtra(t, []exploreCase{{[]int{3, 2}, 2}, {[]int{4}, 3}, {[]int{5, 1}, 2}},
+		[]fault{fLate, fCompact}, "compacted", "late p")
+}
+
+// exploreCase is one small configuration of an exhaustive search: batches
+// per partition and the fault budget.
+type exploreCase struct {
+	perTP  []int
+	faults int
+}
+
+// exploreExtra runs the exhaustive search over cases (the first only with
+// -short) with the extra faults, and fails a case whose visited states
+// never show each of the trace marks wanted.
+func exploreExtra(t *testing.T, cases []exploreCase, extra []fault, wanted ...string) {
 	if testing.Short() {
 		cases = cases[:1]
 	}
@@ -196,10 +203,12 @@ func TestExploreLateAndCompaction(t *testing.T) {
 		name := fmt.Sprintf("batches=%v/faults=%d", c.perTP, c.faults)
 		t.Run(name, func(t *testing.T) {
 			start := time.Now()
-			n, marks := exploreCounting(t, c.perTP, c.faults, false, 2_000_000, fLate, fCompact)
-			t.Logf("%d states in %v; states after a compaction, a late request, a read: %v", n, time.Since(start), marks)
-			if marks["compacted"] == 0 || marks["late p"] == 0 {
-				t.Fatalf("the search never compacted or processed a request late: %v", marks)
+			n, marks := exploreCounting(t, c.perTP, c.faults, false, 2_000_000, extra...)
+			t.Logf("%d states in %v; states after each mark: %v", n, time.Since(start), marks)
+			for _, w := range wanted {
+				if marks[w] == 0 {
+					t.Fatalf("the search never reached %q: %v", w, marks)
+				}
 			}
 		})
 	}
@@ -214,28 +223,8 @@ func TestExploreLateAndCompaction(t *testing.T) {
 // processed late, after the producer's read, stays out: README's known
 // limits.)
 func TestExploreForgotten(t *testing.T) {
-	cases := []struct {
-		perTP  []int
-		faults int
-	}{
-		{[]int{3, 2}, 2},
-		{[]int{4}, 3},
-		{[]int{2, 2}, 3},
-	}
-	if testing.Short() {
-		cases = cases[:1]
-	}
-	for _, c := range cases {
-		name := fmt.Sprintf("batches=%v/faults=%d", c.perTP, c.faults)
-		t.Run(name, func(t *testing.T) {
-			start := time.Now()
-			n, marks := exploreCounting(t, c.perTP, c.faults, false, 2_000_000, fForget)
-			t.Logf("%d states in %v; states after an expiry, a read: %v", n, time.Since(start), marks)
-			if marks["expired every producer"] == 0 || marks["read tail"] == 0 {
-				t.Fatalf("the search never forgot the producer or read: %v", marks)
-			}
-		})
-	}
+	exploreExtra(t, []exploreCase{{[]int{3, 2}, 2}, {[]int{4}, 3}, {[]int{2, 2}, 3}},
+		[]fault{fForget}, "expired every producer", "read tail")
 }
 
 // settleWithoutFaults answers, on a copy, every request without a fault

@@ -143,26 +143,33 @@ func (pr *Producer) retryLater(p *partition, code int16, now time.Time) {
 // state by it (Config.ProducerIDExpiration): only such a batch, landed,
 // becomes the broker's record of the producer.
 func (pr *Producer) mayBeForgotten(p *partition) bool {
+	limit, on := pr.forgetLimit()
 	for _, b := range p.batches {
-		if b.numbered && b.st != stAcked && pr.forgettable(b) {
+		if on && b.numbered && b.st != stAcked && forgettable(b, limit) {
 			return true
 		}
 	}
 	return false
 }
 
-// forgettable reports a batch stamped three quarters of
-// Config.ProducerIDExpiration ago or earlier: a broker may forget the
-// producer by it (Kafka's periodic expiry drops it while it writes) and
-// then accepts this producer's next batch at any sequence — a resend as a
-// second copy, a later batch ahead of an earlier refused one.
-func (pr *Producer) forgettable(b *batch) bool {
+// forgetLimit returns the stamp before which a batch is forgettable —
+// three quarters of Config.ProducerIDExpiration ago — and false when the
+// guard is off. A broker may forget the producer by such a batch (Kafka's
+// periodic expiry drops it while it writes) and then accepts this
+// producer's next batch at any sequence: a resend as a second copy, a later
+// batch ahead of an earlier refused one.
+func (pr *Producer) forgetLimit() (time.Time, bool) {
 	exp := pr.cfg.ProducerIDExpiration
-	if exp < 0 || b.stamp.IsZero() {
-		return false
+	if exp < 0 {
+		return time.Time{}, false
 	}
 	if exp == 0 {
 		exp = DefaultProducerIDExpiration
 	}
-	return b.stamp.Before(pr.now.Add(-exp / 4 * 3))
+	return pr.now.Add(-exp / 4 * 3), true
+}
+
+// forgettable reports a batch stamped before limit (see forgetLimit).
+func forgettable(b *batch, limit time.Time) bool {
+	return !b.stamp.IsZero() && b.stamp.Before(limit)
 }

@@ -34,11 +34,11 @@ func (pr *Producer) sendable(tp TopicPartition, now time.Time) []Send {
 	// A batch stamped long ago goes alone: a broker that forgot the
 	// producer would append a later batch ahead of an earlier one it
 	// refused, so neither goes while the other is in flight.
-	forgettable := false
+	limit, guard := pr.forgetLimit()
+	alone := false
 	for _, b := range p.batches {
-		old := b.st != stAcked && pr.forgettable(b)
-		forgettable = forgettable || old
-		if (p.cautious || forgettable) && (p.inFlight > 0 || len(out) > 0) {
+		alone = alone || (guard && b.st != stAcked && forgettable(b, limit))
+		if (p.cautious || alone) && (p.inFlight > 0 || len(out) > 0) {
 			break
 		}
 		switch b.st {

@@ -25,12 +25,7 @@ func TestEndOffsetAboveHighWatermark(t *testing.T) {
 	require.NoError(t, err)
 	leader, follower := reps[0], reps[1]
 	_, epoch := c.Leader("t", 0)
-	conn := func(id int32) *protocol.Conn {
-		cn, err := protocol.Dial(ctx, c.Addrs()[id], protocol.ConnConfig{})
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = cn.Close() })
-		return cn
-	}
+	conn := func(id int32) *protocol.Conn { return simConn(t, ctx, c, id) }
 	lc := conn(leader)
 	require.Equal(t, int16(0), simProduce(t, ctx, lc, -1, simBatch(42, 0, 0, 4)).ErrorCode)
 	require.NoError(t, c.SetFollowerLag(follower, time.Hour))

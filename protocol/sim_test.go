@@ -48,6 +48,15 @@ func simProduce(t *testing.T, ctx context.Context, c *protocol.Conn, acks int16,
 	return resp.(*kmsg.ProduceResponse).Topics[0].Partitions[0]
 }
 
+// simConn dials broker id of c, closed when the test ends.
+func simConn(t *testing.T, ctx context.Context, c *sim.Cluster, id int32) *protocol.Conn {
+	t.Helper()
+	cn, err := protocol.Dial(ctx, c.Addrs()[id], protocol.ConnConfig{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cn.Close() })
+	return cn
+}
+
 func TestDescribeProducersAgainstSim(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -62,12 +71,7 @@ func TestDescribeProducersAgainstSim(t *testing.T) {
 	require.NoError(t, c.MoveLeader("t", 0, leader))
 	_, epoch := c.Leader("t", 0)
 	require.Equal(t, int32(2), epoch)
-	conn := func(id int32) *protocol.Conn {
-		cn, err := protocol.Dial(ctx, c.Addrs()[id], protocol.ConnConfig{})
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = cn.Close() })
-		return cn
-	}
+	conn := func(id int32) *protocol.Conn { return simConn(t, ctx, c, id) }
 	lc := conn(leader)
 	require.Equal(t, int16(0), simProduce(t, ctx, lc, -1, simBatch(42, 3, 0, 4)).ErrorCode)
 	// The follower stops copying: the next batch is only on the leader.
