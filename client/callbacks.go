@@ -8,22 +8,53 @@ import (
 // callbackQueue calls record callbacks on one goroutine, in the order the
 // engine resolved them, so user code never runs under the engine's lock and
 // records of one partition are called back in offset order. A batch's
-// records are queued under one lock acquisition, and done is told how many
+// records are queued as one item under one lock acquisition, without
+// reading any of them: the callback goroutine is the only one that touches
+// a finished record (its offset, its callback), once. done is told how many
 // records were called back once per run of the queue, not per record.
 type callbackQueue struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	items  []callback
-	spare  []callback
-	closed bool
-	done   func(records int) // after records' callbacks have returned
-	runner atomic.Uint64     // the goroutine running callbacks
+	mu        sync.Mutex
+	cond      *sync.Cond
+	items     []callback
+	toks      []any // the tokens items refer to
+	spare     []callback
+	spareToks []any
+	closed    bool
+	done      func(records int) // after records' callbacks have returned
+	runner    atomic.Uint64     // the goroutine running callbacks
 }
 
+// callback is one queued item: a single record (r), a batch's records
+// (toks[from:to] of the queue's token slab, the first at offset base, or
+// base < 0 when no offset is known), or a plain call (fn, for data-loss
+// events).
 type callback struct {
-	r   *Record
-	err error
-	fn  func() // instead of a record: a plain call (data-loss events)
+	r        *Record
+	from, to int
+	base     int64
+	err      error
+	fn       func()
+}
+
+// syncRecord is the token of a ProduceSync record: its type, not a field of
+// the record, tells pushTokens to call it back at once, so that finding
+// those records among a batch's tokens reads no record.
+type syncRecord Record
+
+// tokenOf is the accumulator token for r.
+func tokenOf(r *Record) any {
+	if r.direct {
+		return (*syncRecord)(r)
+	}
+	return r
+}
+
+// recordOf returns a token's record.
+func recordOf(tok any) *Record {
+	if s, ok := tok.(*syncRecord); ok {
+		return (*Record)(s)
+	}
+	return tok.(*Record)
 }
 
 func newCallbackQueue(done func(records int)) *callbackQueue {
@@ -35,16 +66,14 @@ func newCallbackQueue(done func(records int)) *callbackQueue {
 // push queues one record's callback.
 func (q *callbackQueue) push(r *Record, err error) {
 	if r.direct {
-		c := callback{r: r, err: err}
-		q.done(c.call())
+		q.done(callRecord(r, -1, err))
 		return
 	}
 	q.mu.Lock()
 	if q.closed {
 		// The producer is closed: no runner may be left, call inline.
 		q.mu.Unlock()
-		c := callback{r: r, err: err}
-		q.done(c.call())
+		q.done(callRecord(r, -1, err))
 		return
 	}
 	q.items = append(q.items, callback{r: r, err: err})
@@ -53,66 +82,131 @@ func (q *callbackQueue) push(r *Record, err error) {
 }
 
 // pushTokens queues the callbacks of a batch's records (its tokens, each a
-// *Record), in order, all with err. then (which may be nil) runs after the
-// tokens are copied and before any of the callbacks can run: the batch can
-// be released there, so that a caller woken by the callbacks (Flush) never
-// sees the batch still buffered.
-func (q *callbackQueue) pushTokens(tokens []any, err error, then func()) {
+// *Record or *syncRecord), in order, all with err; base is the first
+// record's offset (< 0: none, the records keep Offset -1). then (which may
+// be nil) runs after the tokens are copied and before any of the callbacks
+// can run: the batch can be released there, so that a caller woken by the
+// callbacks (Flush) never sees the batch still buffered.
+func (q *callbackQueue) pushTokens(tokens []any, base int64, err error, then func()) {
 	q.mu.Lock()
 	if q.closed {
 		q.mu.Unlock()
-		cs := make([]callback, len(tokens))
-		for i, tok := range tokens {
-			cs[i] = callback{r: tok.(*Record), err: err}
-		}
+		own := append([]any(nil), tokens...)
 		if then != nil {
 			then()
 		}
-		for i := range cs {
-			cs[i].call()
+		n := 0
+		for i, tok := range own {
+			n += callRecord(recordOf(tok), offsetAt(base, i), err)
 		}
-		if len(cs) > 0 {
-			q.done(len(cs))
+		if n > 0 {
+			q.done(n)
 		}
 		return
 	}
-	var direct []*Record
-	for _, tok := range tokens {
-		r := tok.(*Record)
-		if r.direct {
-			direct = append(direct, r)
-			continue
+	from := len(q.toks)
+	var direct []int // indexes of ProduceSync's records
+	for i, tok := range tokens {
+		if _, ok := tok.(*syncRecord); ok {
+			direct = append(direct, i)
 		}
-		q.items = append(q.items, callback{r: r, err: err})
+	}
+	q.toks = append(q.toks, tokens...)
+	if len(direct) == 0 {
+		q.items = append(q.items, callback{from: from, to: len(q.toks), base: base, err: err})
+	} else {
+		// The queue keeps the others; the direct ones are copied out.
+		own := make([]*Record, len(direct))
+		for j, i := range direct {
+			own[j] = (*Record)(q.toks[from+i].(*syncRecord))
+			q.toks[from+i] = nil
+		}
+		q.items = append(q.items, callback{from: from, to: len(q.toks), base: base, err: err})
+		defer func() {
+			// ProduceSync's records: their (internal, non-blocking)
+			// callbacks run here, so that a ProduceSync called from a record
+			// callback does not wait behind that callback.
+			for j, r := range own {
+				callRecord(r, offsetAt(base, direct[j]), err)
+			}
+			q.done(len(own))
+		}()
 	}
 	if then != nil {
 		then() // may recycle tokens
 	}
 	q.mu.Unlock()
 	q.cond.Signal()
-	if len(direct) > 0 {
-		// ProduceSync's records: their (internal, non-blocking) callbacks
-		// run here, so that a ProduceSync called from a record callback
-		// does not wait behind that callback.
-		for _, r := range direct {
-			c := callback{r: r, err: err}
-			c.call()
-		}
-		q.done(len(direct))
-	}
 }
 
-// call runs one queued item and returns how many records it called back.
-func (c *callback) call() int {
-	if c.fn != nil {
-		c.fn()
-		return 0
+// offsetAt is the offset of a batch's i-th record, or -1.
+func offsetAt(base int64, i int) int64 {
+	if base < 0 {
+		return -1
 	}
-	if cb := c.r.cb; cb != nil {
-		c.r.cb = nil
-		cb(c.r, c.err)
+	return base + int64(i)
+}
+
+// callRecord sets r's offset (when known) and calls its callback; it
+// returns the records called back (1).
+func callRecord(r *Record, offset int64, err error) int {
+	if offset >= 0 {
+		r.Offset = offset
+	}
+	if cb := r.cb; cb != nil {
+		r.cb = nil
+		cb(r, err)
 	}
 	return 1
+}
+
+// call runs one queued item over the token slab it was queued in and
+// returns how many records it called back.
+func (c *callback) call(toks []any) int {
+	switch {
+	case c.fn != nil:
+		c.fn()
+		return 0
+	case c.r != nil:
+		return callRecord(c.r, -1, c.err)
+	}
+	n := 0
+	recs := toks[c.from:c.to]
+	for lo := 0; lo < len(recs); lo += touchAhead {
+		part := recs[lo:min(lo+touchAhead, len(recs))]
+		touch(part)
+		for i, tok := range part {
+			if tok == nil {
+				continue // a ProduceSync record, already called back
+			}
+			n += callRecord(tok.(*Record), offsetAt(c.base, lo+i), c.err)
+		}
+	}
+	return n
+}
+
+// touchAhead is how many records touch brings into the cache at a time.
+const touchAhead = 64
+
+// touchSink keeps touch's loads from being optimised away.
+var touchSink atomic.Int64
+
+// touch reads each record's delivery fields before any is called back.
+// Records are called back long after they were produced, out of the
+// cache: read one after another between callbacks, each read waits for
+// memory; read here in a tight loop of independent loads, the processor
+// has many in flight at once, and the callbacks that follow find them
+// cached.
+func touch(recs []any) {
+	var x int64
+	for _, tok := range recs {
+		if r, ok := tok.(*Record); ok && r.userCb != nil {
+			x += r.Offset
+		}
+	}
+	if x == 1<<62 { // never: offsets are -1 until the callback
+		touchSink.Add(1)
+	}
 }
 
 // pushFunc queues a plain call.
@@ -151,19 +245,20 @@ func (q *callbackQueue) run() {
 			q.mu.Unlock()
 			return
 		}
-		batch := q.items
-		q.items = q.spare[:0]
+		batch, toks := q.items, q.toks
+		q.items, q.toks = q.spare[:0], q.spareToks[:0]
 		q.mu.Unlock()
 		n := 0
 		for i := range batch {
-			n += batch[i].call()
+			n += batch[i].call(toks)
 			batch[i] = callback{}
 		}
+		clear(toks)
 		if n > 0 {
 			q.done(n)
 		}
 		q.mu.Lock()
-		q.spare = batch
+		q.spare, q.spareToks = batch, toks
 		q.mu.Unlock()
 	}
 }

@@ -3,6 +3,9 @@ package client_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -93,4 +96,65 @@ func TestDeadlinesHoldWhenTheBrokerStopsAnswering(t *testing.T) {
 	closeCtx, cancelClose := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancelClose()
 	require.ErrorIs(t, slow.Close(closeCtx), context.DeadlineExceeded)
+}
+
+// Records of Produce and ProduceSync sharing one batch: every record learns
+// its own offset (the one the read back finds it at), Produce's callbacks
+// run in produce order, and ProduceSync returns without waiting for them.
+func TestMixedBatchOffsetsMatchTheLog(t *testing.T) {
+	c := newCluster(t, 1)
+	var mixed atomic.Bool
+	acked := func(_ string, _ int32, records int, _ int64) {
+		if records >= 21 {
+			mixed.Store(true)
+		}
+	}
+	p := newProducer(t, c, client.Linger(300*time.Millisecond), client.WithHooks(client.Hooks{BatchAcked: acked}))
+	ctx := context.Background()
+	require.NoError(t, p.ProduceSync(ctx, &client.Record{Topic: "t", Value: []byte("warm")}).FirstErr())
+
+	const async = 20
+	var mu sync.Mutex
+	var order []string
+	offsets := map[string]int64{}
+	cb := func(r *client.Record, err error) {
+		require.NoError(t, err)
+		mu.Lock()
+		defer mu.Unlock()
+		order = append(order, string(r.Value))
+		offsets[string(r.Value)] = r.Offset
+	}
+	for i := range async / 2 {
+		p.Produce(ctx, &client.Record{Topic: "t", Value: fmt.Appendf(nil, "a%02d", i)}, cb)
+	}
+	syncDone := make(chan client.Results, 1)
+	go func() {
+		syncDone <- p.ProduceSync(ctx, &client.Record{Topic: "t", Value: []byte("sync")})
+	}()
+	time.Sleep(20 * time.Millisecond) // the sync record lands between the halves
+	for i := async / 2; i < async; i++ {
+		p.Produce(ctx, &client.Record{Topic: "t", Value: fmt.Appendf(nil, "a%02d", i)}, cb)
+	}
+	res := <-syncDone
+	require.NoError(t, res.FirstErr())
+	require.NoError(t, p.Flush(ctx))
+	require.True(t, mixed.Load(), "the records did not share one batch; the test proves nothing")
+
+	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	log, err := readback.ReadTopic(rctx, c.Addrs(), "t")
+	require.NoError(t, err)
+	at := map[string]int64{}
+	for _, rec := range log[0] {
+		at[string(rec.Value)] = rec.Offset
+	}
+	require.Len(t, at, async+2, "each record once")
+	require.Equal(t, at["sync"], res[0].Record.Offset, "ProduceSync's offset")
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, order, async)
+	for i, v := range order {
+		require.Equal(t, fmt.Sprintf("a%02d", i), v, "callbacks in produce order")
+		require.Equal(t, at[v], offsets[v], "offset of %s", v)
+	}
 }

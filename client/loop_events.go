@@ -17,15 +17,10 @@ func (l *loop) event(ev idempotence.Event) {
 			return
 		}
 		p.hooks.BatchAcked(e.TP.Topic, e.TP.Partition, bs.b.Records, e.BaseOffset)
-		if e.BaseOffset >= 0 {
-			for i, tok := range bs.b.Tokens {
-				tok.(*Record).Offset = e.BaseOffset + int64(i)
-			}
-		}
-		l.finish(e.ID, bs, nil)
+		l.finish(e.ID, bs, e.BaseOffset, nil)
 	case idempotence.Failed:
 		if bs := l.take(e.ID); bs != nil {
-			l.finish(e.ID, bs, brokerError(e.Err))
+			l.finish(e.ID, bs, -1, brokerError(e.Err))
 		}
 	case idempotence.ReadTail:
 		p.hooks.TailRead(e.TP.Topic, e.TP.Partition, e.FromOffset)
@@ -53,14 +48,14 @@ func (l *loop) event(ev idempotence.Event) {
 // the batch, unless an attempt of it is still in an outbox or at a sender
 // (a batch reported at its deadline, or at Close): then it is pinned until
 // that attempt is answered, so its bytes are never reused while they may
-// still be written.
-func (l *loop) finish(id idempotence.BatchID, bs *batchState, err error) {
+// still be written. base is the offset of the batch's first record, or -1.
+func (l *loop) finish(id idempotence.BatchID, bs *batchState, base int64, err error) {
 	if bs.outstanding {
 		l.pinned[id] = bs
-		l.p.calls.pushTokens(bs.b.Tokens, err, nil)
+		l.p.calls.pushTokens(bs.b.Tokens, base, err, nil)
 		return
 	}
-	l.p.calls.pushTokens(bs.b.Tokens, err, func() { l.p.acc.Release(bs.b) })
+	l.p.calls.pushTokens(bs.b.Tokens, base, err, func() { l.p.acc.Release(bs.b) })
 }
 
 // take removes a finished batch from the loop's keeping.

@@ -301,9 +301,9 @@ func (p *Producer) appendRecord(ctx context.Context, r *Record, try bool) {
 	br := batching.Record{Key: r.Key, Value: r.Value, Headers: r.Headers, Timestamp: r.Timestamp}
 	btp := batching.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}
 	if try {
-		err = p.acc.TryAppend(btp, &br, r)
+		err = p.acc.TryAppend(btp, &br, tokenOf(r))
 	} else {
-		err = p.acc.Append(ctx, btp, &br, r)
+		err = p.acc.Append(ctx, btp, &br, tokenOf(r))
 	}
 	switch {
 	case err == nil:

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -53,6 +54,10 @@ type Metadata struct {
 	brokers map[int32]string
 	topics  map[string]*topicMeta
 	wanted  map[string]struct{}
+	// counts is the partition count of every topic known without error,
+	// replaced (never changed) under mu when one changes: Partitions, asked
+	// once per record produced, reads it without the lock.
+	counts atomic.Pointer[map[string]int32]
 
 	movedMu sync.Mutex
 	onMoved []func(id int32) // onBrokerMoved
@@ -326,6 +331,7 @@ func (m *Metadata) apply(resp *kmsg.MetadataResponse) error {
 	defer func() { m.notifyMoved(moved) }() // after the unlock
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	defer m.publishCountsLocked() // also when a malformed topic ends the loop early
 	for id, addr := range brokers {
 		// A broker missing from the last answer (it was down) may be
 		// back elsewhere: the pools compare with where they connected.
@@ -359,6 +365,33 @@ func (m *Metadata) apply(resp *kmsg.MetadataResponse) error {
 		m.topics[name] = tm
 	}
 	return nil
+}
+
+// publishCountsLocked replaces counts if a topic's count changed.
+func (m *Metadata) publishCountsLocked() {
+	if old := m.counts.Load(); old != nil {
+		same, n := true, 0
+		for name, tm := range m.topics {
+			if tm.err != 0 {
+				continue
+			}
+			n++
+			if c, ok := (*old)[name]; !ok || c != int32(len(tm.parts)) {
+				same = false
+				break
+			}
+		}
+		if same && n == len(*old) {
+			return
+		}
+	}
+	counts := make(map[string]int32, len(m.topics))
+	for name, tm := range m.topics {
+		if tm.err == 0 {
+			counts[name] = int32(len(tm.parts))
+		}
+	}
+	m.counts.Store(&counts)
 }
 
 // Leader returns the leader broker id and leader epoch of a partition as of
@@ -400,6 +433,11 @@ func (m *Metadata) topicLocked(topic string) (*topicMeta, error) {
 // Partitions returns a topic's partition count. A topic the cluster does not
 // know (or that was never refreshed) gives *UnknownTopicError naming it.
 func (m *Metadata) Partitions(topic string) (int32, error) {
+	if c := m.counts.Load(); c != nil {
+		if n, ok := (*c)[topic]; ok {
+			return n, nil
+		}
+	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	tm, err := m.topicLocked(topic)

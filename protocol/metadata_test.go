@@ -146,6 +146,41 @@ func TestMetadataRefreshLeaderAndErrors(t *testing.T) {
 	checkNoLeak(t, base)
 }
 
+// Partitions answers from a lock-free snapshot: it must follow every
+// refresh that changes a count, adds a topic or turns one into an error.
+func TestMetadataPartitionsFollowsRefreshes(t *testing.T) {
+	_, cf := newCluster(t)
+	m := NewMetadata([]string{cf.addr}, MetadataConfig{Conn: ConnConfig{DialTimeout: time.Second}})
+	ctx := context.Background()
+	require.NoError(t, m.Refresh(ctx, "orders"))
+	n, err := m.Partitions("orders")
+	require.NoError(t, err)
+	require.EqualValues(t, 3, n)
+
+	cf.mu.Lock()
+	cf.leaders["orders"] = []int32{1, 1, 1, 1, 1}
+	cf.leaders["audit"] = []int32{1}
+	cf.mu.Unlock()
+	require.NoError(t, m.Refresh(ctx, "orders", "audit"))
+	n, err = m.Partitions("orders")
+	require.NoError(t, err)
+	require.EqualValues(t, 5, n, "a grown topic")
+	n, err = m.Partitions("audit")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n, "a new topic")
+
+	cf.mu.Lock()
+	delete(cf.leaders, "audit")
+	cf.mu.Unlock()
+	require.Error(t, m.Refresh(ctx, "audit"))
+	_, err = m.Partitions("audit")
+	var ute *UnknownTopicError
+	require.ErrorAs(t, err, &ute, "a deleted topic is no longer counted")
+	n, err = m.Partitions("orders")
+	require.NoError(t, err)
+	require.EqualValues(t, 5, n)
+}
+
 func TestMetadataRefreshIsSingleFlight(t *testing.T) {
 	f, cf := newCluster(t)
 	cf.gate = make(chan struct{})
