@@ -62,6 +62,10 @@ type partition struct {
 	// waiting counts its closed batches not yet Sent nor released
 	// (HoldUntilSent). Guarded by Accumulator.mu.
 	waiting int
+	// lastRecords is how many records its last closed batch held: a new
+	// batch reserves room for that many at once (reserve) rather than
+	// growing record by record. Guarded by Accumulator.mu.
+	lastRecords int
 
 	dmu         sync.Mutex // guards the delivery fields below
 	nextDeliver uint64
@@ -187,6 +191,7 @@ func (a *Accumulator) tryAppend(tp TopicPartition, r *Record, token any, wait bo
 		b = a.pool.get()
 		a.nextID++
 		b.reset(a, p, tp, a.nextID)
+		b.reserve(p.lastRecords)
 		p.open = b
 		if a.cfg.Linger > 0 {
 			a.linger.push(lingerEntry{p: p, id: b.id, deadline: time.Now().Add(a.cfg.Linger)}, a.lingerKick)
@@ -231,6 +236,7 @@ func (a *Accumulator) closeLocked(p *partition) {
 	a.openBytes -= b.chargeBytes
 	b.seq = p.nextSeq
 	p.nextSeq++
+	p.lastRecords = b.Records
 	a.work.push(b)
 }
 

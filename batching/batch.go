@@ -138,6 +138,20 @@ func (b *Batch) reset(a *Accumulator, p *partition, tp TopicPartition, id uint64
 	b.chargeBytes, b.chargeRecords = 0, 0
 }
 
+// reserve makes room for n records, and a quarter more, unless the batch
+// (from the pool) already has it: a batch that grew record by record would
+// copy its list at each doubling and leave every smaller list as garbage.
+func (b *Batch) reserve(n int) {
+	if cap(b.recs) >= n {
+		return
+	}
+	n += n / 4
+	b.recs = make([]held, 0, n)
+	if cap(b.Tokens) < n {
+		b.Tokens = make([]any, 0, n)
+	}
+}
+
 // add appends h, whose encoded length in this batch is size.
 func (b *Batch) add(h held, size int, token any) {
 	if b.Records == 0 {
