@@ -130,6 +130,11 @@ func benchProduce(b *testing.B, bp *brokerProc, pc peerClient, codec compress.Co
 	}
 	runtime.GC()
 	b.ReportAllocs()
+	bc, counts := p.(batchCounter)
+	var batches0 int64
+	if counts {
+		batches0 = bc.batchesAcked()
+	}
 	cpu0, brk0 := selfCPU(), procCPU(bp.pid())
 	b.ResetTimer()
 	for i := range b.N {
@@ -150,5 +155,12 @@ func benchProduce(b *testing.B, bp *brokerProc, pc peerClient, codec compress.Co
 	b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/rec")
 	if brk0 >= 0 && brk1 >= 0 {
 		b.ReportMetric(float64(brk1-brk0)/float64(b.N), "brk-cpu-ns/rec")
+	}
+	// Records per acknowledged batch (clients with batch hooks): per-batch
+	// costs, the client's and the broker's, fall as batches grow.
+	if counts {
+		if n := bc.batchesAcked() - batches0; n > 0 {
+			b.ReportMetric(float64(b.N)/float64(n), "rec/batch")
+		}
 	}
 }

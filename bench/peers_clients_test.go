@@ -29,6 +29,12 @@ type peerProducer interface {
 	close() error
 }
 
+// batchCounter is a peer that counts the batches the broker acknowledged
+// (from its client's own hooks), for the benchmark's rec/batch.
+type batchCounter interface {
+	batchesAcked() int64
+}
+
 // ackFunc, when not nil, is told the partition and offset of every
 // acknowledged record (the test uses it; the benchmark does not).
 type ackFunc func(partition int32, offset int64)
@@ -90,10 +96,13 @@ var errUnknownCodec = errors.New("bench: unknown codec")
 // --- rollsafe ---
 
 type rollsafeProducer struct {
-	p  *client.Producer
-	o  outcomes
-	cb func(*client.Record, error)
+	p       *client.Producer
+	o       outcomes
+	cb      func(*client.Record, error)
+	batches atomic.Int64
 }
+
+func (rp *rollsafeProducer) batchesAcked() int64 { return rp.batches.Load() }
 
 func openRollsafe(_ context.Context, addrs []string, codec compress.Codec, ack ackFunc) (peerProducer, error) {
 	return newRollsafe(addrs, codec, ack)
@@ -102,13 +111,16 @@ func openRollsafe(_ context.Context, addrs []string, codec compress.Codec, ack a
 // newRollsafe opens the benchmark's rollsafe producer; extra options come
 // after the common ones.
 func newRollsafe(addrs []string, codec compress.Codec, ack ackFunc, extra ...client.Option) (*rollsafeProducer, error) {
+	rp := &rollsafeProducer{}
+	acked := func(string, int32, int, int64) { rp.batches.Add(1) }
 	opts := append([]client.Option{client.Brokers(addrs...), client.ClientID("bench-rollsafe"),
-		client.Acks(client.AcksAll), client.Compression(codec, compress.DefaultLevel)}, extra...)
+		client.Acks(client.AcksAll), client.Compression(codec, compress.DefaultLevel),
+		client.WithHooks(client.Hooks{BatchAcked: acked})}, extra...)
 	p, err := client.NewProducer(opts...)
 	if err != nil {
 		return nil, err
 	}
-	rp := &rollsafeProducer{p: p}
+	rp.p = p
 	rp.o.ack = ack
 	rp.cb = func(r *client.Record, err error) { rp.o.done(r.Partition, r.Offset, err) }
 	return rp, nil
@@ -141,6 +153,16 @@ type kgoProducer struct {
 	cl      *kgo.Client
 	o       outcomes
 	promise func(*kgo.Record, error)
+	batches kgoBatchHook
+}
+
+func (kp *kgoProducer) batchesAcked() int64 { return kp.batches.n.Load() }
+
+// kgoBatchHook counts the batches kgo reports written.
+type kgoBatchHook struct{ n *atomic.Int64 }
+
+func (h kgoBatchHook) OnProduceBatchWritten(kgo.BrokerMetadata, string, int32, kgo.ProduceBatchMetrics) {
+	h.n.Add(1)
 }
 
 func kgoCodec(c compress.Codec) (kgo.CompressionCodec, error) {
@@ -170,14 +192,15 @@ func newKgo(addrs []string, codec compress.Codec, ack ackFunc, extra ...kgo.Opt)
 	if err != nil {
 		return nil, err
 	}
+	kp := &kgoProducer{batches: kgoBatchHook{new(atomic.Int64)}}
 	opts := append([]kgo.Opt{kgo.SeedBrokers(addrs...), kgo.ClientID("bench-kgo"),
 		kgo.DefaultProduceTopic(peersTopic), kgo.RequiredAcks(kgo.AllISRAcks()),
-		kgo.ProducerBatchCompression(kc), kgo.MaxBufferedRecords(1 << 20)}, extra...)
+		kgo.ProducerBatchCompression(kc), kgo.MaxBufferedRecords(1 << 20), kgo.WithHooks(kp.batches)}, extra...)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return nil, err
 	}
-	kp := &kgoProducer{cl: cl}
+	kp.cl = cl
 	kp.o.ack = ack
 	kp.promise = func(r *kgo.Record, err error) { kp.o.done(r.Partition, r.Offset, err) }
 	return kp, nil

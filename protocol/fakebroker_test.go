@@ -18,7 +18,7 @@ import (
 // fakeBroker is an in-memory Kafka peer: it parses request frames with kmsg
 // and answers through handle. ApiVersions is answered by default.
 type fakeBroker struct {
-	t *testing.T
+	t testing.TB
 	// versions advertised; nil means every kmsg key at 0..MaxVersion.
 	versions map[int16]VersionRange
 	// handle returns the response for a request, or nil for no response.
@@ -35,7 +35,7 @@ type fakeBroker struct {
 	ln    net.Listener
 }
 
-func newFakeBroker(t *testing.T) *fakeBroker {
+func newFakeBroker(t testing.TB) *fakeBroker {
 	return &fakeBroker{t: t}
 }
 

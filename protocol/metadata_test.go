@@ -316,3 +316,27 @@ func TestPoolAnyWithoutBrokers(t *testing.T) {
 	require.ErrorIs(t, err, ErrNoBroker)
 	require.NotContains(t, err.Error(), "%!")
 }
+
+// BenchmarkMetadataPartitions guards the partition count lookup the
+// producer makes once per record, from every producing goroutine at once:
+// it takes no lock (a snapshot of counts), so it neither serialises the
+// callers nor bounces the lock's cache line between cores.
+func BenchmarkMetadataPartitions(b *testing.B) {
+	f := newFakeBroker(b)
+	cf := &clusterFake{leaders: map[string][]int32{"orders": {1, 1, 1}}, epoch: 3}
+	f.handle = cf.handle
+	cf.addr = f.listen()
+	m := NewMetadata([]string{cf.addr}, MetadataConfig{Conn: ConnConfig{DialTimeout: time.Second}})
+	if err := m.Refresh(context.Background(), "orders"); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if n, err := m.Partitions("orders"); err != nil || n != 3 {
+				b.Errorf("Partitions: %d, %v", n, err)
+				return
+			}
+		}
+	})
+}

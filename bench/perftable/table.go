@@ -141,6 +141,14 @@ func span(vs []float64) string {
 	return fmt.Sprintf("%.2f–%.2f", slices.Min(vs), slices.Max(vs))
 }
 
+// count is a median count, or "–" for a client that does not report it.
+func count(v float64) string {
+	if v == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
 func joined(vs []string) string { return strings.Join(vs, " / ") }
 
 // writeTable prints the markdown table: throughput, CPU per record
@@ -157,9 +165,9 @@ func writeTable(w io.Writer, cs []cell, clients []string, r *results) {
 	}
 	hdr = append(hdr, "client CPU µs/rec "+joined(clients))
 	for _, o := range others {
-		hdr = append(hdr, "CPU "+first+"/"+o)
+		hdr = append(hdr, "CPU "+first+"/"+o, "(rounds min–max)")
 	}
-	hdr = append(hdr, "CPU incl. broker µs/rec "+joined(clients), "B/op "+joined(clients), "allocs/op "+joined(clients))
+	hdr = append(hdr, "CPU incl. broker µs/rec "+joined(clients), "rec/batch "+joined(clients), "B/op "+joined(clients), "allocs/op "+joined(clients))
 	fmt.Fprintln(w, "| "+strings.Join(hdr, " | ")+" |")
 	sep := make([]string, len(hdr))
 	for i := range sep {
@@ -179,20 +187,22 @@ func writeTable(w io.Writer, cs []cell, clients []string, r *results) {
 			rr := r.roundRatios(k, first, o, "rec/s")
 			row = append(row, ratio(r.median(k, first, "rec/s"), r.median(k, o, "rec/s")), span(rr))
 		}
-		var cpu, tot, bop, allocs []string
+		var cpu, tot, perBatch, bop, allocs []string
 		for _, cl := range clients {
 			cpu = append(cpu, us(r.median(k, cl, "cpu-ns/rec")))
 			tot = append(tot, us(r.median(k, cl, "cpu-ns/rec")+r.median(k, cl, "brk-cpu-ns/rec")))
+			perBatch = append(perBatch, count(r.median(k, cl, "rec/batch")))
 			bop = append(bop, fmt.Sprintf("%.0f", r.median(k, cl, "B/op")))
 			allocs = append(allocs, fmt.Sprintf("%.0f", r.median(k, cl, "allocs/op")))
 		}
 		row = append(row, joined(cpu))
 		for _, o := range others {
-			row = append(row, ratio(r.median(k, first, "cpu-ns/rec"), r.median(k, o, "cpu-ns/rec")))
+			row = append(row, ratio(r.median(k, first, "cpu-ns/rec"), r.median(k, o, "cpu-ns/rec")),
+				span(r.roundRatios(k, first, o, "cpu-ns/rec")))
 		}
-		row = append(row, joined(tot), joined(bop), joined(allocs))
+		row = append(row, joined(tot), joined(perBatch), joined(bop), joined(allocs))
 		fmt.Fprintln(w, "| "+strings.Join(row, " | ")+" |")
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "rec/s, CPU and memory are medians over the rounds; ratios are of medians. Client CPU is getrusage of the benchmark process (every thread) per record; \"incl. broker\" adds the broker child's (/proc, 10 ms ticks). µs/rec × 0.1 = CPU s per 100k records.\n")
+	fmt.Fprintf(w, "rec/s, CPU and memory are medians over the rounds; ratios are of medians. Client CPU is getrusage of the benchmark process (every thread) per record; \"incl. broker\" adds the broker child's (/proc, 10 ms ticks). µs/rec × 0.1 = CPU s per 100k records. rec/batch: records per batch the broker acknowledged, from the client's own hooks (– for a client without them).\n")
 }
