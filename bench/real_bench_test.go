@@ -51,45 +51,12 @@ func BenchmarkRealThroughput(b *testing.B) {
 		}
 		rounds = n
 	}
-	clients := []string{"rollsafe", "kgo", "java", "librdkafka"}
-	for _, name := range clients {
-		if err := throughputCheck(name); err != nil {
-			requirePeer(b, name, err)
-		}
-	}
 	cells := []throughputCell{
 		{codec: compress.Gzip, size: fixture.Large, count: 100_000},
 		{codec: compress.None, size: fixture.Small, count: 300_000},
 	}
-	c := kafkatest.LaunchT(b, kafkatest.Config{Brokers: 1})
-	ctx := context.Background()
-	if err := c.CreateTopic(ctx, kafkatest.Topic{Name: peersTopic, Partitions: peersPartitions, Replication: 1}); err != nil {
-		b.Fatal(err)
-	}
-	dir := b.TempDir()
-	for i := range cells {
-		cells[i].data = filepath.Join(dir, fmt.Sprintf("events-%d.bin", cells[i].size))
-		if err := writeEvents(cells[i].data, eventRing(cells[i].size)); err != nil {
-			b.Fatal(err)
-		}
-	}
 	for range b.N {
-		runs := map[string][]throughputRun{}
-		for round := range rounds {
-			for _, cell := range cells {
-				order := append(clients[round%len(clients):], clients[:round%len(clients)]...)
-				for _, name := range slices.Clip(order) {
-					run, err := runThroughput(ctx, c, name, cell)
-					if err != nil {
-						b.Fatalf("round %d, %s %s: %v", round+1, cell, name, err)
-					}
-					b.Logf("round %d %s %-10s %8.0f rec/s  %5.2f CPU s/100k", round+1, cell, name, run.recPerSec(cell), run.cpuPer100k(cell))
-					key := cell.String() + "/" + name
-					runs[key] = append(runs[key], run)
-				}
-			}
-		}
-		table := throughputTable(cells, clients, runs, rounds)
+		table := measureThroughput(b, rounds, cells)
 		b.Log("\n" + table)
 		if path := os.Getenv("ROLLSAFE_THROUGHPUT_TABLE"); path != "" {
 			if err := os.WriteFile(path, []byte(table), 0o644); err != nil {
@@ -97,6 +64,65 @@ func BenchmarkRealThroughput(b *testing.B) {
 			}
 		}
 	}
+}
+
+// TestRealThroughputSmoke runs BenchmarkRealThroughput's clients once
+// each, a few thousand records per cell, on its real broker: every client
+// must put exactly its records in the log (the log's growth is checked
+// after each run). It proves the benchmark's plumbing in CI; the figures
+// come from the benchmark.
+func TestRealThroughputSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Kafka broker and the Java and Python peers")
+	}
+	table := measureThroughput(t, 1, []throughputCell{
+		{codec: compress.Gzip, size: fixture.Large, count: 5_000},
+		{codec: compress.None, size: fixture.Small, count: 20_000},
+	})
+	t.Log("\n" + table)
+}
+
+// throughputClients are the clients of the real-broker throughput table.
+var throughputClients = []string{"rollsafe", "kgo", "java", "librdkafka"}
+
+// measureThroughput runs every client over every cell for rounds
+// interleaved rounds on a fresh one-broker cluster and returns the table.
+func measureThroughput(tb testing.TB, rounds int, cells []throughputCell) string {
+	tb.Helper()
+	clients := throughputClients
+	for _, name := range clients {
+		if err := throughputCheck(name); err != nil {
+			requirePeer(tb, name, err)
+		}
+	}
+	c := kafkatest.LaunchT(tb, kafkatest.Config{Brokers: 1})
+	ctx := context.Background()
+	if err := c.CreateTopic(ctx, kafkatest.Topic{Name: peersTopic, Partitions: peersPartitions, Replication: 1}); err != nil {
+		tb.Fatal(err)
+	}
+	dir := tb.TempDir()
+	for i := range cells {
+		cells[i].data = filepath.Join(dir, fmt.Sprintf("events-%d.bin", cells[i].size))
+		if err := writeEvents(cells[i].data, eventRing(cells[i].size)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	runs := map[string][]throughputRun{}
+	for round := range rounds {
+		for _, cell := range cells {
+			order := append(clients[round%len(clients):], clients[:round%len(clients)]...)
+			for _, name := range slices.Clip(order) {
+				run, err := runThroughput(ctx, c, name, cell)
+				if err != nil {
+					tb.Fatalf("round %d, %s %s: %v", round+1, cell, name, err)
+				}
+				tb.Logf("round %d %s %-10s %8.0f rec/s  %5.2f CPU s/100k", round+1, cell, name, run.recPerSec(cell), run.cpuPer100k(cell))
+				key := cell.String() + "/" + name
+				runs[key] = append(runs[key], run)
+			}
+		}
+	}
+	return throughputTable(cells, clients, runs, rounds)
 }
 
 const throughputWarmup = 20_000
