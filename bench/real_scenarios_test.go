@@ -454,16 +454,34 @@ func (g *realGroup) waitMoved(p, from int32) {
 }
 
 // handBack waits for a full ISR and runs the preferred-leader election on
-// every topic, then checks broker to leads p again.
+// every topic, then checks broker to leads p again. A broker resumed or
+// restarted a moment ago can be in every ISR the metadata shows and still
+// not be electable (the controller has not unfenced it yet): the election
+// is run again, for up to handBackWait, until it leads.
 func (g *realGroup) handBack(p, to int32) {
 	g.t.Helper()
-	g.electPreferred()
-	for _, topic := range g.topics {
-		if l, err := g.c.Leader(g.ctx, topic, p); err != nil || l != to {
-			g.t.Fatalf("after the preferred-leader election %s[%d] is led by %d (%v), want %d", topic, p, l, err, to)
+	deadline := time.Now().Add(handBackWait)
+	for {
+		g.electPreferred()
+		var wrong []string
+		for _, topic := range g.topics {
+			if l, err := g.c.Leader(g.ctx, topic, p); err != nil || l != to {
+				wrong = append(wrong, fmt.Sprintf("%s[%d] is led by %d (%v)", topic, p, l, err))
+			}
 		}
+		if len(wrong) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			g.t.Fatalf("after the preferred-leader election, want broker %d: %s", to, strings.Join(wrong, "; "))
+		}
+		g.note("preferred-leader election again: %s", strings.Join(wrong, "; "))
+		time.Sleep(time.Second)
 	}
 }
+
+// handBackWait bounds how long handBack re-runs the election.
+const handBackWait = time.Minute
 
 // electPreferred waits until every topic's replicas are all in sync, then
 // hands every partition of every topic to its preferred replica in one

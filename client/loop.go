@@ -31,7 +31,8 @@ type loop struct {
 	// once the attempt is answered, never while they may still be written.
 	pinned    map[idempotence.BatchID]*batchState
 	nextID    idempotence.BatchID
-	known     map[idempotence.TopicPartition]bool // partitions the machine has heard of
+	known     map[idempotence.TopicPartition]bool  // partitions the machine has heard of
+	told      map[idempotence.TopicPartition]int32 // the leader the machine was last told
 	senders   map[int32]*sender
 	outboxes  map[int32]*outbox // batches not yet handed to a sender, per broker
 	outboxIDs []int32           // the keys of outboxes, ascending
@@ -117,6 +118,7 @@ func newLoop(p *Producer, idem *idempotence.Producer) *loop {
 		batches:  make(map[idempotence.BatchID]*batchState),
 		pinned:   make(map[idempotence.BatchID]*batchState),
 		known:    make(map[idempotence.TopicPartition]bool),
+		told:     make(map[idempotence.TopicPartition]int32),
 		senders:  make(map[int32]*sender),
 		outboxes: make(map[int32]*outbox),
 		exited:   make(chan struct{}),
@@ -216,6 +218,7 @@ func (l *loop) leaders(tps []idempotence.TopicPartition) {
 		}
 		slices.SortFunc(tps, compareTP)
 	}
+	var drop []int32
 	for _, tp := range tps {
 		leader, epoch, err := l.p.meta.Leader(tp.Topic, tp.Partition)
 		if err != nil {
@@ -223,8 +226,20 @@ func (l *loop) leaders(tps []idempotence.TopicPartition) {
 		}
 		if leader >= 0 {
 			l.unqueue(tp, leader)
+			if was, ok := l.told[tp]; ok && was != leader && l.p.suspects.has(was) && !slices.Contains(drop, was) {
+				drop = append(drop, was)
+			}
+			l.told[tp] = leader
 		}
 		l.step(idempotence.LeaderChanged{TP: tp, Broker: leader, LeaderEpoch: epoch})
+	}
+	for _, b := range drop {
+		// The partition left a broker that stopped answering: what is in
+		// flight there is answered now (outcome unknown, resent to the new
+		// leader) rather than at its request timeout (suspects.go); so are
+		// the reads of a partition's state that wait on it.
+		l.p.pool.Drop(b)
+		l.p.readPool.Drop(b)
 	}
 }
 

@@ -42,7 +42,8 @@ func (p *Producer) kickMetadata() {
 // metadataLoop refreshes metadata when kicked and every MetadataMaxAge, and
 // tells the loop, which moves partitions to their leaders. A failed refresh
 // is retried after a pause that grows; a kick is served after at most
-// RetryBackoff, so storms of refresh requests coalesce.
+// RetryBackoff, so storms of refresh requests coalesce. While a broker is
+// suspect (suspects.go) a refresh follows every suspectRefresh.
 func (p *Producer) metadataLoop() {
 	t := time.NewTicker(p.cfg.metadataMaxAge)
 	defer t.Stop()
@@ -68,6 +69,10 @@ func (p *Producer) metadataLoop() {
 		} else {
 			backoff = 100 * time.Millisecond
 			p.loop.in.post(metadataIn{})
+			if p.suspects.any() {
+				// Watch for the suspect broker's partitions moving.
+				retry = time.After(suspectRefresh)
+			}
 		}
 		select {
 		case <-p.ctx.Done():

@@ -26,6 +26,8 @@ type Producer struct {
 
 	meta *protocol.Metadata
 	pool *protocol.Pool
+	// suspects are the brokers that stopped answering produce requests.
+	suspects suspectSet
 	// readPool holds the connections for log reads and producer-state
 	// queries, apart from produce traffic.
 	readPool *protocol.Pool

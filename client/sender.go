@@ -199,6 +199,12 @@ func (s *sender) respond(round []outgoing, resp kmsg.Response, err error) {
 	if err == nil && resp != nil {
 		pr, _ = resp.(*kmsg.ProduceResponse)
 	}
+	switch {
+	case errors.Is(err, protocol.ErrResponseTimeout):
+		p.suspects.set(s.broker, true)
+	case err == nil:
+		p.suspects.set(s.broker, false)
+	}
 	var got responseIndex
 	got.init(pr)
 	kick := false

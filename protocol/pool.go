@@ -60,6 +60,9 @@ type slot struct {
 	addr     string        // the address conn was dialed at (or last tried)
 	failures int
 	nextTry  time.Time
+	// dialCancel aborts the dial under way, if any (Drop). Guarded by
+	// Pool.mu.
+	dialCancel context.CancelFunc
 }
 
 // current returns the slot's connection if it is alive and still at the
@@ -137,6 +140,42 @@ func (p *Pool) brokerMoved(id int32) {
 	p.current(s, id)
 }
 
+// Drop closes broker id's connection, if it has one: the requests in
+// flight on it fail at once (ErrConnLostAfterWrite for those written) and
+// the next Conn dials again. A dial under way is aborted (its caller's
+// request was never written). It is for a broker that stopped answering
+// while partitions it led moved elsewhere, so that their batches go to the
+// new leaders without waiting out the request timeout.
+func (p *Pool) Drop(id int32) {
+	p.mu.Lock()
+	s := p.slots[id]
+	closed := p.closed
+	var abort context.CancelFunc
+	if s != nil {
+		abort = s.dialCancel
+	}
+	p.mu.Unlock()
+	if s == nil || closed {
+		return
+	}
+	if abort != nil {
+		p.log.Info("aborting the dial of a broker that stopped answering; its partitions moved", "broker", id)
+		abort()
+		return
+	}
+	select {
+	case s.lock <- struct{}{}:
+	default:
+		return // a dial is starting: it dials afresh
+	}
+	defer func() { <-s.lock }()
+	if s.conn != nil {
+		p.log.Info("closing the connection to a broker that stopped answering; its partitions moved", "broker", id)
+		_ = s.conn.Close()
+		s.conn = nil
+	}
+}
+
 func alive(c *Conn) bool {
 	if c == nil {
 		return false
@@ -204,7 +243,13 @@ func (p *Pool) Conn(ctx context.Context, brokerID int32) (*Conn, error) {
 	}
 	dctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(p.ctx, cancel)
+	p.mu.Lock()
+	s.dialCancel = cancel
+	p.mu.Unlock()
 	c, err := p.cfg.Dial(dctx, addr)
+	p.mu.Lock()
+	s.dialCancel = nil
+	p.mu.Unlock()
 	stop()
 	cancel()
 	if err != nil {
