@@ -240,6 +240,8 @@ func (l *loop) leaders(tps []idempotence.TopicPartition) {
 		// the reads of a partition's state that wait on it.
 		l.p.pool.Drop(b)
 		l.p.readPool.Drop(b)
+		// It stays suspect (its other partitions may move later) until it
+		// answers or suspectWindow passes.
 	}
 }
 
