@@ -123,3 +123,18 @@ func waitGoroutines(t testing.TB, before int) {
 		t.Fatalf("goroutines leaked: %d before, %d after\n%s", before, n, buf)
 	}
 }
+
+// partitionValues reads partition part of topic back from c and returns
+// its record values, in log order.
+func partitionValues(t testing.TB, c *sim.Cluster, topic string, part int32) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	log, err := readback.ReadTopic(ctx, c.Addrs(), topic)
+	require.NoError(t, err)
+	var values []string
+	for _, rec := range log[part] {
+		values = append(values, string(rec.Value))
+	}
+	return values
+}

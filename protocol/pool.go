@@ -124,6 +124,13 @@ type moveWatcher interface {
 // vanished host never sends. A slot being dialed is left to its dialer,
 // which resolves the address afresh.
 func (p *Pool) brokerMoved(id int32) {
+	p.idleSlot(id, func(s *slot) { p.current(s, id) })
+}
+
+// idleSlot runs fn with broker id's slot locked, unless the pool is
+// closed, the broker has no slot, or a dial holds the slot (its dialer
+// resolves the address afresh and nothing is in flight on it yet).
+func (p *Pool) idleSlot(id int32, fn func(s *slot)) {
 	p.mu.Lock()
 	s := p.slots[id]
 	closed := p.closed
@@ -134,10 +141,10 @@ func (p *Pool) brokerMoved(id int32) {
 	select {
 	case s.lock <- struct{}{}:
 	default:
-		return // being dialed
+		return
 	}
 	defer func() { <-s.lock }()
-	p.current(s, id)
+	fn(s)
 }
 
 // Drop closes broker id's connection, if it has one: the requests in
@@ -148,32 +155,23 @@ func (p *Pool) brokerMoved(id int32) {
 // new leaders without waiting out the request timeout.
 func (p *Pool) Drop(id int32) {
 	p.mu.Lock()
-	s := p.slots[id]
-	closed := p.closed
 	var abort context.CancelFunc
-	if s != nil {
+	if s := p.slots[id]; s != nil && !p.closed {
 		abort = s.dialCancel
 	}
 	p.mu.Unlock()
-	if s == nil || closed {
-		return
-	}
 	if abort != nil {
 		p.log.Info("aborting the dial of a broker that stopped answering; its partitions moved", "broker", id)
 		abort()
 		return
 	}
-	select {
-	case s.lock <- struct{}{}:
-	default:
-		return // a dial is starting: it dials afresh
-	}
-	defer func() { <-s.lock }()
-	if s.conn != nil {
-		p.log.Info("closing the connection to a broker that stopped answering; its partitions moved", "broker", id)
-		_ = s.conn.Close()
-		s.conn = nil
-	}
+	p.idleSlot(id, func(s *slot) {
+		if s.conn != nil {
+			p.log.Info("closing the connection to a broker that stopped answering; its partitions moved", "broker", id)
+			_ = s.conn.Close()
+			s.conn = nil
+		}
+	})
 }
 
 func alive(c *Conn) bool {
