@@ -10,6 +10,9 @@ import (
 // selfCPU is not measured outside unix; the benchmark reports 0.
 func selfCPU() time.Duration { return 0 }
 
+// sysCPU is not measured outside unix.
+func sysCPU() time.Duration { return 0 }
+
 // procCPU is not available outside Linux.
 func procCPU(int) time.Duration { return -1 }
 

@@ -131,18 +131,18 @@ func benchProduce(b *testing.B, bp *brokerProc, pc peerClient, codec compress.Co
 	runtime.GC()
 	b.ReportAllocs()
 	bc, counts := p.(batchCounter)
-	var batches0 int64
+	var batches0, reqs0 int64
 	if counts {
-		batches0 = bc.batchesAcked()
+		batches0, reqs0 = bc.batchesAcked(), bc.requestsSent()
 	}
-	cpu0, brk0 := selfCPU(), procCPU(bp.pid())
+	cpu0, sys0, brk0 := selfCPU(), sysCPU(), procCPU(bp.pid())
 	b.ResetTimer()
 	for i := range b.N {
 		p.produce(ctx, &ring[i%len(ring)])
 	}
 	err = p.flush(ctx)
 	b.StopTimer()
-	cpu1, brk1 := selfCPU(), procCPU(bp.pid())
+	cpu1, sys1, brk1 := selfCPU(), sysCPU(), procCPU(bp.pid())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -153,6 +153,7 @@ func benchProduce(b *testing.B, bp *brokerProc, pc peerClient, codec compress.Co
 	// goroutines, GC), and the broker child's, from getrusage and
 	// /proc/<pid>/stat (10 ms ticks, so only large b.N say much).
 	b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/rec")
+	b.ReportMetric(float64(sys1-sys0)/float64(b.N), "sys-ns/rec")
 	if brk0 >= 0 && brk1 >= 0 {
 		b.ReportMetric(float64(brk1-brk0)/float64(b.N), "brk-cpu-ns/rec")
 	}
@@ -161,6 +162,9 @@ func benchProduce(b *testing.B, bp *brokerProc, pc peerClient, codec compress.Co
 	if counts {
 		if n := bc.batchesAcked() - batches0; n > 0 {
 			b.ReportMetric(float64(b.N)/float64(n), "rec/batch")
+		}
+		if n := bc.requestsSent() - reqs0; n > 0 {
+			b.ReportMetric(float64(b.N)/float64(n), "rec/req")
 		}
 	}
 }

@@ -30,9 +30,11 @@ type peerProducer interface {
 }
 
 // batchCounter is a peer that counts the batches the broker acknowledged
-// (from its client's own hooks), for the benchmark's rec/batch.
+// and the produce requests it wrote (from its client's own hooks), for the
+// benchmark's rec/batch and rec/req.
 type batchCounter interface {
 	batchesAcked() int64
+	requestsSent() int64
 }
 
 // ackFunc, when not nil, is told the partition and offset of every
@@ -98,11 +100,13 @@ var errUnknownCodec = errors.New("bench: unknown codec")
 type rollsafeProducer struct {
 	p       *client.Producer
 	o       outcomes
-	cb      func(*client.Record, error)
-	batches atomic.Int64
+	cb       func(*client.Record, error)
+	batches  atomic.Int64
+	requests atomic.Int64
 }
 
 func (rp *rollsafeProducer) batchesAcked() int64 { return rp.batches.Load() }
+func (rp *rollsafeProducer) requestsSent() int64 { return rp.requests.Load() }
 
 func openRollsafe(_ context.Context, addrs []string, codec compress.Codec, ack ackFunc) (peerProducer, error) {
 	return newRollsafe(addrs, codec, ack)
@@ -113,9 +117,10 @@ func openRollsafe(_ context.Context, addrs []string, codec compress.Codec, ack a
 func newRollsafe(addrs []string, codec compress.Codec, ack ackFunc, extra ...client.Option) (*rollsafeProducer, error) {
 	rp := &rollsafeProducer{}
 	acked := func(string, int32, int, int64) { rp.batches.Add(1) }
+	answered := func(int32, time.Duration) { rp.requests.Add(1) }
 	opts := append([]client.Option{client.Brokers(addrs...), client.ClientID("bench-rollsafe"),
 		client.Acks(client.AcksAll), client.Compression(codec, compress.DefaultLevel),
-		client.WithHooks(client.Hooks{BatchAcked: acked})}, extra...)
+		client.WithHooks(client.Hooks{BatchAcked: acked, RequestLatency: answered})}, extra...)
 	p, err := client.NewProducer(opts...)
 	if err != nil {
 		return nil, err
@@ -157,12 +162,20 @@ type kgoProducer struct {
 }
 
 func (kp *kgoProducer) batchesAcked() int64 { return kp.batches.n.Load() }
+func (kp *kgoProducer) requestsSent() int64 { return kp.batches.reqs.Load() }
 
-// kgoBatchHook counts the batches kgo reports written.
-type kgoBatchHook struct{ n *atomic.Int64 }
+// kgoBatchHook counts the batches kgo reports written and the produce
+// requests it writes.
+type kgoBatchHook struct{ n, reqs *atomic.Int64 }
 
 func (h kgoBatchHook) OnProduceBatchWritten(kgo.BrokerMetadata, string, int32, kgo.ProduceBatchMetrics) {
 	h.n.Add(1)
+}
+
+func (h kgoBatchHook) OnBrokerWrite(_ kgo.BrokerMetadata, key int16, _ int, _, _ time.Duration, err error) {
+	if key == 0 && err == nil { // Produce
+		h.reqs.Add(1)
+	}
 }
 
 func kgoCodec(c compress.Codec) (kgo.CompressionCodec, error) {
@@ -192,7 +205,7 @@ func newKgo(addrs []string, codec compress.Codec, ack ackFunc, extra ...kgo.Opt)
 	if err != nil {
 		return nil, err
 	}
-	kp := &kgoProducer{batches: kgoBatchHook{new(atomic.Int64)}}
+	kp := &kgoProducer{batches: kgoBatchHook{new(atomic.Int64), new(atomic.Int64)}}
 	opts := append([]kgo.Opt{kgo.SeedBrokers(addrs...), kgo.ClientID("bench-kgo"),
 		kgo.DefaultProduceTopic(peersTopic), kgo.RequiredAcks(kgo.AllISRAcks()),
 		kgo.ProducerBatchCompression(kc), kgo.MaxBufferedRecords(1 << 20), kgo.WithHooks(kp.batches)}, extra...)

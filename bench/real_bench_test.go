@@ -30,7 +30,7 @@ import (
 // producer and librdkafka (confluent-kafka from PyPI) producing to one
 // real Apache Kafka broker (kafkatest, acks=all, idempotent, topic
 // "peers" of 6 partitions): gzip 1 KB JSON events and uncompressed 100 B
-// ones, the same fixture records in the same order for every client,
+// and 1 KB ones, the same fixture records in the same order for every client,
 // keyed (murmur2 everywhere). Rounds are interleaved (every client of a
 // cell back to back, the order rotating each round) and the table gives
 // medians. Per run: a 20,000-record warm-up, flushed, then the timed
@@ -54,6 +54,7 @@ func BenchmarkRealThroughput(b *testing.B) {
 	cells := []throughputCell{
 		{codec: compress.Gzip, size: fixture.Large, count: 200_000},
 		{codec: compress.None, size: fixture.Small, count: 1_000_000},
+		{codec: compress.None, size: fixture.Large, count: 400_000},
 	}
 	for range b.N {
 		table := measureThroughput(b, rounds, cells)
@@ -78,6 +79,7 @@ func TestRealThroughputSmoke(t *testing.T) {
 	table := measureThroughput(t, 1, []throughputCell{
 		{codec: compress.Gzip, size: fixture.Large, count: 5_000},
 		{codec: compress.None, size: fixture.Small, count: 20_000},
+		{codec: compress.None, size: fixture.Large, count: 5_000},
 	})
 	t.Log("\n" + table)
 }

@@ -11,7 +11,10 @@
 //
 // Each benchmark run is a fresh process with its own broker child, producing
 // a fixed number of records (-scale multiplies them) so that every client
-// of a cell does the same work.
+// of a cell does the same work. Unless -ceiling=false, every round also runs
+// BenchmarkBrokerCeiling for each cell, interleaved with the clients: the
+// rate at which the broker child takes the same records from a client that
+// only writes pre-encoded requests, the most any client can reach there.
 package main
 
 import (
@@ -25,6 +28,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -37,6 +41,7 @@ func main() {
 	bin := flag.String("bin", "", "bench test binary to use instead of building one (go test -c)")
 	raw := flag.String("raw", "", "also append the raw benchmark lines to this file (benchstat input)")
 	verbose := flag.Bool("v", false, "print each run's line to stderr")
+	ceiling := flag.Bool("ceiling", true, "also run BenchmarkBrokerCeiling for every cell (the broker's rate from a client with no per-record work)")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -49,6 +54,7 @@ func main() {
 		bin:     *bin,
 		raw:     *raw,
 		verbose: *verbose,
+		ceiling: *ceiling,
 	}, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "perftable:", err)
 		os.Exit(1)
@@ -61,7 +67,11 @@ type config struct {
 	scale            float64
 	bin, raw         string
 	verbose          bool
+	ceiling          bool
 }
+
+// ceilingClient names BenchmarkBrokerCeiling's runs among the clients.
+const ceilingClient = "ceiling"
 
 func run(ctx context.Context, cfg config, out io.Writer) error {
 	if cfg.rounds < 1 || len(cfg.clients) == 0 {
@@ -91,14 +101,18 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 		rawOut = f
 	}
 	cs := selectCells(cfg.brokers)
+	order := cfg.clients
+	if cfg.ceiling {
+		order = append(slices.Clone(order), ceilingClient)
+	}
 	res := newResults()
 	loadStart := loadAvg()
 	start := time.Now()
 	for r := range cfg.rounds {
 		for _, c := range cs {
 			n := max(int(float64(c.records)*cfg.scale), 1000)
-			for i := range cfg.clients {
-				cl := cfg.clients[(i+r)%len(cfg.clients)]
+			for i := range order {
+				cl := order[(i+r)%len(order)]
 				line, err := runOne(ctx, bin, c, cl, n)
 				if err != nil {
 					return err
@@ -118,14 +132,19 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "%d interleaved rounds, %s, load average (1/5/15 min) %s at start, %s at end; %s.\n\n",
 		cfg.rounds, time.Now().UTC().Format("2006-01-02 15:04 UTC"), loadStart, loadAvg(), time.Since(start).Round(time.Second))
-	writeTable(out, cs, cfg.clients, res)
+	writeTable(out, cs, cfg.clients, cfg.ceiling, res)
 	return nil
 }
 
-// runOne runs one client in one cell for n records and returns the
-// benchmark's result line.
+// runOne runs one client (or ceilingClient) in one cell for n records and
+// returns the benchmark's result line.
 func runOne(ctx context.Context, bin string, c cell, client string, n int) (string, error) {
 	pattern := fmt.Sprintf("^BenchmarkProduce$/^broker=%s$/^codec=%s$/^size=%s$/^client=%s$", c.broker, c.codec, c.size, client)
+	prefix := "BenchmarkProduce/"
+	if client == ceilingClient {
+		pattern = fmt.Sprintf("^BenchmarkBrokerCeiling$/^broker=%s$/^codec=%s$/^size=%s$", c.broker, c.codec, c.size)
+		prefix = "BenchmarkBrokerCeiling/"
+	}
 	cmd := exec.CommandContext(ctx, bin, "-test.run", "^$", "-test.bench", pattern,
 		"-test.benchtime", fmt.Sprintf("%dx", n), "-test.benchmem", "-test.count", "1")
 	var stdout, stderr bytes.Buffer
@@ -135,7 +154,7 @@ func runOne(ctx context.Context, bin string, c cell, client string, n int) (stri
 	}
 	sc := bufio.NewScanner(&stdout)
 	for sc.Scan() {
-		if l := sc.Text(); strings.HasPrefix(l, "BenchmarkProduce/") {
+		if l := sc.Text(); strings.HasPrefix(l, prefix) {
 			return l, nil
 		}
 	}

@@ -141,6 +141,14 @@ func span(vs []float64) string {
 	return fmt.Sprintf("%.2f–%.2f", slices.Min(vs), slices.Max(vs))
 }
 
+// percent is a over b as a whole percentage, or "–".
+func percent(a, b float64) string {
+	if b == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f %%", 100*a/b)
+}
+
 // count is a median count, or "–" for a client that does not report it.
 func count(v float64) string {
 	if v == 0 {
@@ -152,9 +160,10 @@ func count(v float64) string {
 func joined(vs []string) string { return strings.Join(vs, " / ") }
 
 // writeTable prints the markdown table: throughput, CPU per record
-// (client process, and client plus broker), memory per record; the first
-// client against each other one.
-func writeTable(w io.Writer, cs []cell, clients []string, r *results) {
+// (client process, its kernel part, and client plus broker), memory per
+// record; the first client against each other one; with ceiling, the
+// broker's ceiling (BenchmarkBrokerCeiling) and each client's share of it.
+func writeTable(w io.Writer, cs []cell, clients []string, ceiling bool, r *results) {
 	first, others := clients[0], clients[1:]
 	hdr := []string{"broker", "codec", "size"}
 	for _, c := range clients {
@@ -163,7 +172,10 @@ func writeTable(w io.Writer, cs []cell, clients []string, r *results) {
 	for _, o := range others {
 		hdr = append(hdr, first+"/"+o+" rec/s", "(rounds min–max)")
 	}
-	hdr = append(hdr, "client CPU µs/rec "+joined(clients))
+	if ceiling {
+		hdr = append(hdr, "ceiling rec/s", "share of ceiling "+joined(clients))
+	}
+	hdr = append(hdr, "client CPU µs/rec "+joined(clients), "of it kernel "+joined(clients))
 	for _, o := range others {
 		hdr = append(hdr, "CPU "+first+"/"+o, "(rounds min–max)")
 	}
@@ -187,15 +199,24 @@ func writeTable(w io.Writer, cs []cell, clients []string, r *results) {
 			rr := r.roundRatios(k, first, o, "rec/s")
 			row = append(row, ratio(r.median(k, first, "rec/s"), r.median(k, o, "rec/s")), span(rr))
 		}
-		var cpu, tot, perBatch, bop, allocs []string
+		if ceiling {
+			top := r.median(k, ceilingClient, "rec/s")
+			var share []string
+			for _, cl := range clients {
+				share = append(share, percent(r.median(k, cl, "rec/s"), top))
+			}
+			row = append(row, rate(top), joined(share))
+		}
+		var cpu, kernel, tot, perBatch, bop, allocs []string
 		for _, cl := range clients {
 			cpu = append(cpu, us(r.median(k, cl, "cpu-ns/rec")))
+			kernel = append(kernel, us(r.median(k, cl, "sys-ns/rec")))
 			tot = append(tot, us(r.median(k, cl, "cpu-ns/rec")+r.median(k, cl, "brk-cpu-ns/rec")))
 			perBatch = append(perBatch, count(r.median(k, cl, "rec/batch")))
 			bop = append(bop, fmt.Sprintf("%.0f", r.median(k, cl, "B/op")))
 			allocs = append(allocs, fmt.Sprintf("%.0f", r.median(k, cl, "allocs/op")))
 		}
-		row = append(row, joined(cpu))
+		row = append(row, joined(cpu), joined(kernel))
 		for _, o := range others {
 			row = append(row, ratio(r.median(k, first, "cpu-ns/rec"), r.median(k, o, "cpu-ns/rec")),
 				span(r.roundRatios(k, first, o, "cpu-ns/rec")))
@@ -204,5 +225,8 @@ func writeTable(w io.Writer, cs []cell, clients []string, r *results) {
 		fmt.Fprintln(w, "| "+strings.Join(row, " | ")+" |")
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "rec/s, CPU and memory are medians over the rounds; ratios are of medians. Client CPU is getrusage of the benchmark process (every thread) per record; \"incl. broker\" adds the broker child's (/proc, 10 ms ticks). µs/rec × 0.1 = CPU s per 100k records. rec/batch: records per batch the broker acknowledged, from the client's own hooks (– for a client without them).\n")
+	fmt.Fprintf(w, "rec/s, CPU and memory are medians over the rounds; ratios are of medians. Client CPU is getrusage of the benchmark process (every thread) per record; \"incl. broker\" adds the broker child's (/proc, 10 ms ticks). µs/rec × 0.1 = CPU s per 100k records. Kernel: the system part of client CPU (mostly the socket writes). rec/batch: records per batch the broker acknowledged, from the client's own hooks (– for a client without them).\n")
+	if ceiling {
+		fmt.Fprintf(w, "\nCeiling: BenchmarkBrokerCeiling, the same broker child taking the cell's records as pre-encoded batches (one ~1 MiB batch per partition per request, five requests in flight per broker) from a client that does nothing per record but write them; share of ceiling is a client's rec/s over it. No client can exceed the ceiling, so where the reference client is at s of it, no client can be more than 1/s times as fast.\n")
+	}
 }

@@ -33,9 +33,20 @@ func TestWriteTable(t *testing.T) {
 		r.add(c.key(), "kgo", metrics{"rec/s": v[1], "cpu-ns/rec": 1000, "brk-cpu-ns/rec": 100})
 	}
 	var b bytes.Buffer
-	writeTable(&b, []cell{c}, []string{"rollsafe", "kgo"}, r)
+	writeTable(&b, []cell{c}, []string{"rollsafe", "kgo"}, false, r)
 	row := strings.Split(b.String(), "\n")[2]
 	// medians 200 and 100: 2.00×; rounds 3.00, 1.00, 2.00; CPU 0.90× in
 	// every round; kgo reports no rec/batch.
-	require.Contains(t, row, "| 200 | 100 | 2.00× | 1.00–3.00 | 0.90 / 1.00 | 0.90× | 0.90–0.90 | 1.00 / 1.10 | 990 / – |")
+	require.Contains(t, row, "| 200 | 100 | 2.00× | 1.00–3.00 | 0.90 / 1.00 | 0.00 / 0.00 | 0.90× | 0.90–0.90 | 1.00 / 1.10 | 990 / – |")
+
+	// With the ceiling: 400 rec/s, so rollsafe's median is 50 % of it and
+	// kgo's 25 %; the kernel part of client CPU is its own column.
+	for range 3 {
+		r.add(c.key(), ceilingClient, metrics{"rec/s": 400})
+	}
+	r.runs[c.key()]["rollsafe"][0]["sys-ns/rec"] = 300
+	b.Reset()
+	writeTable(&b, []cell{c}, []string{"rollsafe", "kgo"}, true, r)
+	row = strings.Split(b.String(), "\n")[2]
+	require.Contains(t, row, "| 200 | 100 | 2.00× | 1.00–3.00 | 400 | 50 % / 25 % | 0.90 / 1.00 | 0.30 / 0.00 | 0.90× |")
 }
