@@ -98,8 +98,8 @@ var errUnknownCodec = errors.New("bench: unknown codec")
 // --- rollsafe ---
 
 type rollsafeProducer struct {
-	p       *client.Producer
-	o       outcomes
+	p        *client.Producer
+	o        outcomes
 	cb       func(*client.Record, error)
 	batches  atomic.Int64
 	requests atomic.Int64
