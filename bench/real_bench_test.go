@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -41,7 +42,10 @@ import (
 //
 //	cd bench && ROLLSAFE_THROUGHPUT_TABLE=/tmp/throughput.md go test -run '^$' -bench BenchmarkRealThroughput -benchtime 1x -timeout 60m
 //
-// ROLLSAFE_BENCH_ROUNDS sets the rounds (default 5).
+// ROLLSAFE_BENCH_ROUNDS sets the rounds (default 5); ROLLSAFE_THROUGHPUT_CLIENTS
+// a subset of the clients (comma-separated, e.g. "rollsafe,kgo");
+// ROLLSAFE_THROUGHPUT_CELLS other cells, as codec:size:records,... (size
+// 100B or 1KB), e.g. "none:100B:3000000".
 func BenchmarkRealThroughput(b *testing.B) {
 	rounds := 5
 	if v := os.Getenv("ROLLSAFE_BENCH_ROUNDS"); v != "" {
@@ -55,6 +59,12 @@ func BenchmarkRealThroughput(b *testing.B) {
 		{codec: compress.Gzip, size: fixture.Large, count: 200_000},
 		{codec: compress.None, size: fixture.Small, count: 1_000_000},
 		{codec: compress.None, size: fixture.Large, count: 400_000},
+	}
+	if v := os.Getenv("ROLLSAFE_THROUGHPUT_CELLS"); v != "" {
+		var err error
+		if cells, err = parseThroughputCells(v); err != nil {
+			b.Fatal(err)
+		}
 	}
 	for range b.N {
 		table := measureThroughput(b, rounds, cells)
@@ -92,6 +102,14 @@ var throughputClients = []string{"rollsafe", "kgo", "java", "librdkafka"}
 func measureThroughput(tb testing.TB, rounds int, cells []throughputCell) string {
 	tb.Helper()
 	clients := throughputClients
+	if v := os.Getenv("ROLLSAFE_THROUGHPUT_CLIENTS"); v != "" {
+		clients = strings.Split(v, ",")
+		for _, name := range clients {
+			if !slices.Contains(throughputClients, name) {
+				tb.Fatalf("ROLLSAFE_THROUGHPUT_CLIENTS: unknown client %q (have %v)", name, throughputClients)
+			}
+		}
+	}
 	for _, name := range clients {
 		if err := throughputCheck(name); err != nil {
 			requirePeer(tb, name, err)
@@ -136,6 +154,38 @@ func measureThroughput(tb testing.TB, rounds int, cells []throughputCell) string
 }
 
 const throughputWarmup = 20_000
+
+// parseThroughputCells parses codec:size:records,... (size 100B or 1KB).
+func parseThroughputCells(v string) ([]throughputCell, error) {
+	var cells []throughputCell
+	for _, spec := range strings.Split(v, ",") {
+		f := strings.Split(spec, ":")
+		if len(f) != 3 {
+			return nil, fmt.Errorf("%w: %q is not codec:size:records", errBadCell, spec)
+		}
+		codec, err := compress.ParseCodec(f[0])
+		if err != nil {
+			return nil, fmt.Errorf("%w: %q: %w", errBadCell, spec, err)
+		}
+		var size int
+		switch f[1] {
+		case sizeName(fixture.Small):
+			size = fixture.Small
+		case sizeName(fixture.Large):
+			size = fixture.Large
+		default:
+			return nil, fmt.Errorf("%w: %q: size %q is not %s or %s", errBadCell, spec, f[1], sizeName(fixture.Small), sizeName(fixture.Large))
+		}
+		n, err := strconv.Atoi(f[2])
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%w: %q: records %q", errBadCell, spec, f[2])
+		}
+		cells = append(cells, throughputCell{codec: codec, size: size, count: n})
+	}
+	return cells, nil
+}
+
+var errBadCell = errors.New("bench: bad ROLLSAFE_THROUGHPUT_CELLS")
 
 type throughputCell struct {
 	codec compress.Codec

@@ -3,9 +3,13 @@
 package bench
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rollsafe/rollsafe/batching/fixture"
+	"github.com/rollsafe/rollsafe/compress"
 )
 
 // TestTallyStall checks the stall measure the peer table reports: the
@@ -87,6 +91,22 @@ func TestResultsTable(t *testing.T) {
 		"- seed/kcat: Fatal error: sequence desynchronization"} {
 		if !strings.Contains(tab, want) {
 			t.Errorf("table lacks %q:\n%s", want, tab)
+		}
+	}
+}
+
+func TestParseThroughputCells(t *testing.T) {
+	cells, err := parseThroughputCells("none:100B:3000000,gzip:1KB:5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cells) != 2 || cells[0].codec != compress.None || cells[0].size != fixture.Small || cells[0].count != 3_000_000 ||
+		cells[1].codec != compress.Gzip || cells[1].size != fixture.Large || cells[1].count != 5 {
+		t.Fatalf("%+v", cells)
+	}
+	for _, bad := range []string{"none:100B", "brotli:1KB:5", "none:2KB:5", "none:1KB:0", "none:1KB:x"} {
+		if _, err := parseThroughputCells(bad); !errors.Is(err, errBadCell) {
+			t.Errorf("%q: %v", bad, err)
 		}
 	}
 }
