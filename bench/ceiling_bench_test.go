@@ -115,47 +115,67 @@ func ceilingBatches(codec compress.Codec, ring []fixture.Event) ([]ceilingBatch,
 
 var errNoCeilingBatch = errors.New("bench: no batch encoded")
 
-// benchCeiling writes pre-encoded requests to bp until b.N records are
-// acknowledged.
-func benchCeiling(b *testing.B, bp *brokerProc, codec compress.Codec, ring []fixture.Event) {
-	ctx, cancel := context.WithTimeout(context.Background(), benchTimeout)
-	defer cancel()
+// ceiling is BenchmarkBrokerCeiling's client: one connection per broker
+// (broker i leading the partitions p with p mod brokers == i, as
+// startCluster and a one-broker cluster place them) and one pre-encoded
+// batch per partition.
+type ceiling struct {
+	conns   []*protocol.Conn
+	batches []ceilingBatch
+}
+
+func newCeiling(ctx context.Context, addrs []string, codec compress.Codec, ring []fixture.Event) (*ceiling, error) {
 	batches, err := ceilingBatches(codec, ring)
 	if err != nil {
-		b.Fatal(err)
+		return nil, err
 	}
-	// One connection per broker; broker i leads partitions p with
-	// p mod len(addrs) == i (startCluster).
-	conns := make([]*protocol.Conn, len(bp.addrs))
-	for i, addr := range bp.addrs {
-		c, err := protocol.Dial(ctx, addr, protocol.ConnConfig{ClientID: "bench-ceiling", MaxInFlight: 5})
+	c := &ceiling{batches: batches}
+	for _, addr := range addrs {
+		conn, err := protocol.Dial(ctx, addr, protocol.ConnConfig{ClientID: "bench-ceiling", MaxInFlight: 5})
 		if err != nil {
-			b.Fatal(err)
+			c.close()
+			return nil, err
 		}
-		conns[i] = c
-		defer c.Close()
+		c.conns = append(c.conns, conn)
 	}
-	request := func(broker int) (*kmsg.ProduceRequest, int) {
-		req := kmsg.NewPtrProduceRequest()
-		req.Acks = -1
-		req.TimeoutMillis = 30000
-		t := kmsg.NewProduceRequestTopic()
-		t.Topic = peersTopic
-		n := 0
-		for p := broker; p < peersPartitions; p += len(conns) {
-			pr := kmsg.NewProduceRequestTopicPartition()
-			pr.Partition = int32(p)
-			pr.Records = batches[p].bytes
-			t.Partitions = append(t.Partitions, pr)
-			n += batches[p].records
-		}
-		req.Topics = append(req.Topics, t)
-		return req, n
+	return c, nil
+}
+
+func (c *ceiling) close() {
+	for _, conn := range c.conns {
+		conn.Close()
 	}
+}
+
+// request is the produce request of broker's partitions, one batch each,
+// and its record count.
+func (c *ceiling) request(broker int) (*kmsg.ProduceRequest, int) {
+	req := kmsg.NewPtrProduceRequest()
+	req.Acks = -1
+	req.TimeoutMillis = 30000
+	t := kmsg.NewProduceRequestTopic()
+	t.Topic = peersTopic
+	n := 0
+	for p := broker; p < peersPartitions; p += len(c.conns) {
+		pr := kmsg.NewProduceRequestTopicPartition()
+		pr.Partition = int32(p)
+		pr.Records = c.batches[p].bytes
+		t.Partitions = append(t.Partitions, pr)
+		n += c.batches[p].records
+	}
+	req.Topics = append(req.Topics, t)
+	return req, n
+}
+
+// produce writes requests, five in flight per broker, until at least
+// total records are written, waits for every answer and returns the
+// records acknowledged.
+func (c *ceiling) produce(ctx context.Context, total int64) (int64, error) {
 	var (
 		acked   atomic.Int64
 		firstMu sync.Mutex
 		first   error
+		wg      sync.WaitGroup
 	)
 	fail := func(err error) {
 		firstMu.Lock()
@@ -164,56 +184,64 @@ func benchCeiling(b *testing.B, bp *brokerProc, codec compress.Codec, ring []fix
 		}
 		firstMu.Unlock()
 	}
-	// run writes requests to one broker until want records are written,
-	// then waits for their answers.
-	run := func(broker int, want int64, wg *sync.WaitGroup) {
-		defer wg.Done()
-		var inflight sync.WaitGroup
-		for written := int64(0); written < want && ctx.Err() == nil; {
-			req, n := request(broker)
-			inflight.Add(1)
-			err := conns[broker].Send(ctx, req, func(resp kmsg.Response, err error) {
-				defer inflight.Done()
-				if err == nil {
-					err = produceError(resp.(*kmsg.ProduceResponse))
-				}
+	for broker := range c.conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var inflight sync.WaitGroup
+			want := total / int64(len(c.conns))
+			for written := int64(0); written < want && ctx.Err() == nil; {
+				req, n := c.request(broker)
+				inflight.Add(1)
+				err := c.conns[broker].Send(ctx, req, func(resp kmsg.Response, err error) {
+					defer inflight.Done()
+					if err == nil {
+						err = produceError(resp.(*kmsg.ProduceResponse))
+					}
+					if err != nil {
+						fail(err)
+						return
+					}
+					acked.Add(int64(n))
+				})
 				if err != nil {
+					inflight.Done()
 					fail(err)
-					return
+					break
 				}
-				acked.Add(int64(n))
-			})
-			if err != nil {
-				inflight.Done()
-				fail(err)
-				break
+				written += int64(n)
 			}
-			written += int64(n)
-		}
-		inflight.Wait()
+			inflight.Wait()
+		}()
 	}
-	produceAll := func(total int64) {
-		var wg sync.WaitGroup
-		for i := range conns {
-			wg.Add(1)
-			go run(i, total/int64(len(conns)), &wg)
-		}
-		wg.Wait()
+	wg.Wait()
+	if first == nil && ctx.Err() != nil {
+		first = ctx.Err()
 	}
-	produceAll(benchWarmup)
-	if first != nil {
-		b.Fatal(first)
+	return acked.Load(), first
+}
+
+// benchCeiling writes pre-encoded requests to bp until b.N records are
+// acknowledged.
+func benchCeiling(b *testing.B, bp *brokerProc, codec compress.Codec, ring []fixture.Event) {
+	ctx, cancel := context.WithTimeout(context.Background(), benchTimeout)
+	defer cancel()
+	c, err := newCeiling(ctx, bp.addrs, codec, ring)
+	if err != nil {
+		b.Fatal(err)
 	}
-	acked.Store(0)
+	defer c.close()
+	if _, err := c.produce(ctx, benchWarmup); err != nil {
+		b.Fatal(err)
+	}
 	cpu0, sys0, brk0 := selfCPU(), sysCPU(), procCPU(bp.pid())
 	b.ResetTimer()
-	produceAll(int64(b.N))
+	n, err := c.produce(ctx, int64(b.N))
 	b.StopTimer()
 	cpu1, sys1, brk1 := selfCPU(), sysCPU(), procCPU(bp.pid())
-	if first != nil {
-		b.Fatal(first)
+	if err != nil {
+		b.Fatal(err)
 	}
-	n := acked.Load()
 	sec := b.Elapsed().Seconds()
 	b.ReportMetric(float64(n)/sec, "rec/s")
 	b.ReportMetric(float64(cpu1-cpu0)/float64(n), "cpu-ns/rec")

@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +26,7 @@ import (
 	"github.com/rollsafe/rollsafe/batching/fixture"
 	"github.com/rollsafe/rollsafe/compress"
 	"github.com/rollsafe/rollsafe/kafkatest"
+	"github.com/rollsafe/rollsafe/protocol"
 )
 
 // BenchmarkRealThroughput measures rollsafe, kgo, Apache Kafka's Java
@@ -95,7 +97,10 @@ func TestRealThroughputSmoke(t *testing.T) {
 }
 
 // throughputClients are the clients of the real-broker throughput table.
-var throughputClients = []string{"rollsafe", "kgo", "java", "librdkafka"}
+// "ceiling" is BenchmarkBrokerCeiling's client (pre-encoded batches, no
+// per-record work, not idempotent): the most the broker takes from a client
+// on this machine.
+var throughputClients = []string{"rollsafe", "kgo", "java", "librdkafka", "ceiling"}
 
 // measureThroughput runs every client over every cell for rounds
 // interleaved rounds on a fresh one-broker cluster and returns the table.
@@ -115,8 +120,14 @@ func measureThroughput(tb testing.TB, rounds int, cells []throughputCell) string
 			requirePeer(tb, name, err)
 		}
 	}
-	c := kafkatest.LaunchT(tb, kafkatest.Config{Brokers: 1})
+	// Direct: the clients talk to the broker itself, not through the
+	// fault proxy, which would copy every byte in this process (charging
+	// its CPU to the Go clients) and bound the rate for all of them.
+	c := kafkatest.LaunchT(tb, kafkatest.Config{Brokers: 1, Direct: true})
 	ctx := context.Background()
+	if err := checkAdvertised(ctx, c); err != nil {
+		tb.Fatal(err)
+	}
 	if err := c.CreateTopic(ctx, kafkatest.Topic{Name: peersTopic, Partitions: peersPartitions, Replication: 1}); err != nil {
 		tb.Fatal(err)
 	}
@@ -154,6 +165,28 @@ func measureThroughput(tb testing.TB, rounds int, cells []throughputCell) string
 }
 
 const throughputWarmup = 20_000
+
+// checkAdvertised checks that c's broker advertises its own listener (no
+// proxy in between).
+func checkAdvertised(ctx context.Context, c *kafkatest.Cluster) error {
+	conn, err := protocol.Dial(ctx, c.Addrs()[0], protocol.ConnConfig{ClientID: "bench-check"})
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	resp, err := conn.Request(ctx, kmsg.NewPtrMetadataRequest())
+	if err != nil {
+		return err
+	}
+	for _, br := range resp.(*kmsg.MetadataResponse).Brokers {
+		if got := net.JoinHostPort(br.Host, strconv.Itoa(int(br.Port))); got != c.DirectAddr(br.NodeID) {
+			return fmt.Errorf("%w: broker %d advertises %s, not its listener %s", errProxied, br.NodeID, got, c.DirectAddr(br.NodeID))
+		}
+	}
+	return nil
+}
+
+var errProxied = errors.New("bench: clients would go through the fault proxy")
 
 // parseThroughputCells parses codec:size:records,... (size 100B or 1KB).
 func parseThroughputCells(v string) ([]throughputCell, error) {
@@ -200,6 +233,17 @@ type throughputRun struct {
 	elapsed time.Duration
 	cpu     time.Duration
 	batches int64 // acknowledged batches (Go clients; 0 for the others)
+	// records and warmup: the timed and warm-up records, when they are not
+	// exactly the cell's (the ceiling sends whole requests); 0 otherwise.
+	records, warmup int64
+}
+
+// timed is the number of records the timed part produced.
+func (r throughputRun) timed(c throughputCell) float64 {
+	if r.records > 0 {
+		return float64(r.records)
+	}
+	return float64(c.count)
 }
 
 // perBatch is records per acknowledged batch, or 0 if not counted.
@@ -207,14 +251,14 @@ func (r throughputRun) perBatch(c throughputCell) float64 {
 	if r.batches == 0 {
 		return 0
 	}
-	return float64(c.count) / float64(r.batches)
+	return r.timed(c) / float64(r.batches)
 }
 
 func (r throughputRun) recPerSec(c throughputCell) float64 {
-	return float64(c.count) / r.elapsed.Seconds()
+	return r.timed(c) / r.elapsed.Seconds()
 }
 func (r throughputRun) cpuPer100k(c throughputCell) float64 {
-	return r.cpu.Seconds() * 100_000 / float64(c.count)
+	return r.cpu.Seconds() * 100_000 / r.timed(c)
 }
 
 func throughputCheck(name string) error {
@@ -266,6 +310,8 @@ func runThroughput(ctx context.Context, c *kafkatest.Cluster, name string, cell 
 	switch name {
 	case "rollsafe", "kgo":
 		run, err = runGoThroughput(ctx, c.Addrs(), name, cell)
+	case "ceiling":
+		run, err = runCeilingThroughput(ctx, c.Addrs(), cell)
 	default:
 		run, err = runChildThroughput(ctx, c.Addrs(), name, cell)
 	}
@@ -276,7 +322,11 @@ func runThroughput(ctx context.Context, c *kafkatest.Cluster, name string, cell 
 	if err != nil {
 		return run, err
 	}
-	if got, want := after-before, int64(throughputWarmup+cell.count); got != want {
+	want := int64(throughputWarmup + cell.count)
+	if run.records > 0 {
+		want = run.warmup + run.records
+	}
+	if got := after - before; got != want {
 		return run, fmt.Errorf("the log grew by %d records, want %d", got, want)
 	}
 	return run, nil
@@ -308,6 +358,23 @@ func runGoThroughput(ctx context.Context, addrs []string, name string, cell thro
 	err = p.flush(ctx)
 	run := throughputRun{elapsed: time.Since(t0), cpu: selfCPU() - c0, batches: bc.batchesAcked() - b0}
 	return run, err
+}
+
+// runCeilingThroughput runs BenchmarkBrokerCeiling's client: at least the
+// cell's warm-up and timed records, in whole requests.
+func runCeilingThroughput(ctx context.Context, addrs []string, cell throughputCell) (throughputRun, error) {
+	c, err := newCeiling(ctx, addrs, cell.codec, eventRing(cell.size))
+	if err != nil {
+		return throughputRun{}, err
+	}
+	defer c.close()
+	warm, err := c.produce(ctx, throughputWarmup)
+	if err != nil {
+		return throughputRun{}, err
+	}
+	c0, t0 := selfCPU(), time.Now()
+	n, err := c.produce(ctx, int64(cell.count))
+	return throughputRun{elapsed: time.Since(t0), cpu: selfCPU() - c0, records: n, warmup: warm}, err
 }
 
 // runChildThroughput runs the Java or Python peer's bench mode and reads

@@ -162,12 +162,17 @@ func (c *Cluster) Dir() string { return c.cfg.Dir }
 // Brokers is the number of nodes.
 func (c *Cluster) Brokers() int { return len(c.nodes) }
 
-// Addrs are the bootstrap addresses clients use: each broker's proxy, in
-// node id order. Brokers advertise these addresses in metadata.
+// Addrs are the bootstrap addresses clients use: each broker's proxy (or,
+// with Config.Direct, its client listener), in node id order. Brokers
+// advertise these addresses in metadata.
 func (c *Cluster) Addrs() []string {
 	out := make([]string, len(c.nodes))
 	for i, nd := range c.nodes {
-		out[i] = nd.proxy.Addr()
+		if c.cfg.Direct {
+			out[i] = c.DirectAddr(nd.id)
+		} else {
+			out[i] = nd.proxy.Addr()
+		}
 	}
 	return out
 }
