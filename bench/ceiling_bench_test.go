@@ -54,16 +54,7 @@ func BenchmarkBrokerCeiling(b *testing.B) {
 			benchCeiling(b, bp, codec, eventRing(size))
 		})
 	}
-	for _, kind := range []string{"kfake", "sim"} {
-		for _, codec := range compress.Codecs() {
-			for _, size := range []int{fixture.Small, fixture.Large} {
-				cell(brokerSpec{kind, 1}, kind, codec, size)
-			}
-		}
-	}
-	for _, kind := range []string{"kfake", "sim"} {
-		cell(brokerSpec{kind, 3}, kind+"3", compress.Gzip, fixture.Large)
-	}
+	forEachCell(cell)
 }
 
 // ceilingBatch is one pre-encoded batch and its record count.

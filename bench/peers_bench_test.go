@@ -96,6 +96,13 @@ func BenchmarkProduce(b *testing.B) {
 				func(b *testing.B) { benchProduce(b, broker(b, spec), pc, codec, eventRing(size)) })
 		}
 	}
+	forEachCell(cell)
+}
+
+// forEachCell calls cell for every cell of the produce benchmarks: kfake
+// and sim with one broker, every codec, 100 B and 1 KB values; then gzip
+// 1 KB to three brokers (named kfake3, sim3).
+func forEachCell(cell func(spec brokerSpec, name string, codec compress.Codec, size int)) {
 	for _, kind := range []string{"kfake", "sim"} {
 		for _, codec := range compress.Codecs() {
 			for _, size := range []int{fixture.Small, fixture.Large} {
