@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/rollsafe/rollsafe/batching"
@@ -33,28 +32,12 @@ import (
 //
 //	cd bench && go test -run '^$' -bench 'BenchmarkBrokerCeiling/broker=kfake$/codec=none$/size=1KB' -benchtime 1600000x
 func BenchmarkBrokerCeiling(b *testing.B) {
-	procs := map[brokerSpec]*brokerProc{}
-	defer func() {
-		for _, bp := range procs {
-			if err := bp.stop(); err != nil {
-				b.Error(err)
-			}
-		}
-	}()
-	cell := func(spec brokerSpec, name string, codec compress.Codec, size int) {
-		b.Run(fmt.Sprintf("broker=%s/codec=%s/size=%s", name, codec, sizeName(size)), func(b *testing.B) {
-			bp, ok := procs[spec]
-			if !ok {
-				var err error
-				if bp, err = startBrokerProc(spec); err != nil {
-					b.Fatal(err)
-				}
-				procs[spec] = bp
-			}
-			benchCeiling(b, bp, codec, eventRing(size))
-		})
-	}
-	forEachCell(cell)
+	procs := brokerProcs{}
+	defer procs.stop(b)
+	forEachCell(func(spec brokerSpec, name string, codec compress.Codec, size int) {
+		b.Run(fmt.Sprintf("broker=%s/codec=%s/size=%s", name, codec, sizeName(size)),
+			func(b *testing.B) { benchCeiling(b, procs.get(b, spec), codec, eventRing(size)) })
+	})
 }
 
 // ceilingBatch is one pre-encoded batch and its record count.
@@ -248,7 +231,7 @@ func benchCeiling(b *testing.B, bp *brokerProc, codec compress.Codec, ring []fix
 func produceError(resp *kmsg.ProduceResponse) error {
 	for _, t := range resp.Topics {
 		for _, p := range t.Partitions {
-			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+			if err := protocol.ErrorForCode(p.ErrorCode); err != nil {
 				return fmt.Errorf("partition %d: %w", p.Partition, err)
 			}
 		}

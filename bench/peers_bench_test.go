@@ -71,32 +71,40 @@ const (
 //	cd bench && go test -run '^$' -bench BenchmarkProduce -count 5 | tee new.txt
 //	benchstat -col /client new.txt
 func BenchmarkProduce(b *testing.B) {
-	procs := map[brokerSpec]*brokerProc{}
-	defer func() {
-		for _, bp := range procs {
-			if err := bp.stop(); err != nil {
-				b.Error(err)
-			}
-		}
-	}()
-	broker := func(b *testing.B, spec brokerSpec) *brokerProc {
-		if bp, ok := procs[spec]; ok {
-			return bp
-		}
-		bp, err := startBrokerProc(spec)
-		if err != nil {
-			b.Fatal(err)
-		}
-		procs[spec] = bp
-		return bp
-	}
-	cell := func(spec brokerSpec, name string, codec compress.Codec, size int) {
+	procs := brokerProcs{}
+	defer procs.stop(b)
+	forEachCell(func(spec brokerSpec, name string, codec compress.Codec, size int) {
 		for _, pc := range peerClients {
 			b.Run(fmt.Sprintf("broker=%s/codec=%s/size=%s/client=%s", name, codec, sizeName(size), pc.name),
-				func(b *testing.B) { benchProduce(b, broker(b, spec), pc, codec, eventRing(size)) })
+				func(b *testing.B) { benchProduce(b, procs.get(b, spec), pc, codec, eventRing(size)) })
+		}
+	})
+}
+
+// brokerProcs are the broker children of a benchmark, one per spec,
+// started when first needed.
+type brokerProcs map[brokerSpec]*brokerProc
+
+// get returns spec's broker child, starting it if needed.
+func (ps brokerProcs) get(b *testing.B, spec brokerSpec) *brokerProc {
+	if bp, ok := ps[spec]; ok {
+		return bp
+	}
+	bp, err := startBrokerProc(spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ps[spec] = bp
+	return bp
+}
+
+// stop stops every broker child.
+func (ps brokerProcs) stop(b *testing.B) {
+	for _, bp := range ps {
+		if err := bp.stop(); err != nil {
+			b.Error(err)
 		}
 	}
-	forEachCell(cell)
 }
 
 // forEachCell calls cell for every cell of the produce benchmarks: kfake
