@@ -15,6 +15,9 @@
 // BenchmarkBrokerCeiling for each cell, interleaved with the clients: the
 // rate at which the broker child takes the same records from a client that
 // only writes pre-encoded requests, the most any client can reach there.
+// Unless -floor=false, every round also runs BenchmarkCodecFloor beside the
+// clients of each gzip cell: the CPU per record of the compressor alone on
+// the cell's records, the least any client with that compressor can spend.
 package main
 
 import (
@@ -42,6 +45,7 @@ func main() {
 	raw := flag.String("raw", "", "also append the raw benchmark lines to this file (benchstat input)")
 	verbose := flag.Bool("v", false, "print each run's line to stderr")
 	ceiling := flag.Bool("ceiling", true, "also run BenchmarkBrokerCeiling for every cell (the broker's rate from a client with no per-record work)")
+	floor := flag.Bool("floor", true, "also run BenchmarkCodecFloor beside every gzip cell (the compressor's own CPU per record)")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -55,6 +59,7 @@ func main() {
 		raw:     *raw,
 		verbose: *verbose,
 		ceiling: *ceiling,
+		floor:   *floor,
 	}, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "perftable:", err)
 		os.Exit(1)
@@ -67,11 +72,17 @@ type config struct {
 	scale            float64
 	bin, raw         string
 	verbose          bool
-	ceiling          bool
+	ceiling, floor   bool
 }
 
 // ceilingClient names BenchmarkBrokerCeiling's runs among the clients.
 const ceilingClient = "ceiling"
+
+// floorClient names BenchmarkCodecFloor's runs among the clients.
+const floorClient = "floor"
+
+// hasFloor reports whether BenchmarkCodecFloor measures c's codec.
+func hasFloor(c cell) bool { return c.codec == "gzip" }
 
 func run(ctx context.Context, cfg config, out io.Writer) error {
 	if cfg.rounds < 1 || len(cfg.clients) == 0 {
@@ -111,8 +122,12 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 	for r := range cfg.rounds {
 		for _, c := range cs {
 			n := max(int(float64(c.records)*cfg.scale), 1000)
-			for i := range order {
-				cl := order[(i+r)%len(order)]
+			co := order
+			if cfg.floor && hasFloor(c) {
+				co = append(slices.Clone(order), floorClient)
+			}
+			for i := range co {
+				cl := co[(i+r)%len(co)]
 				line, err := runOne(ctx, bin, c, cl, n)
 				if err != nil {
 					return err
@@ -132,18 +147,22 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "%d interleaved rounds, %s, load average (1/5/15 min) %s at start, %s at end; %s.\n\n",
 		cfg.rounds, time.Now().UTC().Format("2006-01-02 15:04 UTC"), loadStart, loadAvg(), time.Since(start).Round(time.Second))
-	writeTable(out, cs, cfg.clients, cfg.ceiling, res)
+	writeTable(out, cs, cfg.clients, cfg.ceiling, cfg.floor, res)
 	return nil
 }
 
-// runOne runs one client (or ceilingClient) in one cell for n records and
-// returns the benchmark's result line.
+// runOne runs one client (or ceilingClient, floorClient) in one cell for n
+// records and returns the benchmark's result line.
 func runOne(ctx context.Context, bin string, c cell, client string, n int) (string, error) {
 	pattern := fmt.Sprintf("^BenchmarkProduce$/^broker=%s$/^codec=%s$/^size=%s$/^client=%s$", c.broker, c.codec, c.size, client)
 	prefix := "BenchmarkProduce/"
 	if client == ceilingClient {
 		pattern = fmt.Sprintf("^BenchmarkBrokerCeiling$/^broker=%s$/^codec=%s$/^size=%s$", c.broker, c.codec, c.size)
 		prefix = "BenchmarkBrokerCeiling/"
+	}
+	if client == floorClient {
+		pattern = fmt.Sprintf("^BenchmarkCodecFloor$/^codec=%s$/^size=%s$", c.codec, c.size)
+		prefix = "BenchmarkCodecFloor/"
 	}
 	cmd := exec.CommandContext(ctx, bin, "-test.run", "^$", "-test.bench", pattern,
 		"-test.benchtime", fmt.Sprintf("%dx", n), "-test.benchmem", "-test.count", "1")

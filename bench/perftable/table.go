@@ -162,8 +162,12 @@ func joined(vs []string) string { return strings.Join(vs, " / ") }
 // writeTable prints the markdown table: throughput, CPU per record
 // (client process, its kernel part, and client plus broker), memory per
 // record; the first client against each other one; with ceiling, the
-// broker's ceiling (BenchmarkBrokerCeiling) and each client's share of it.
-func writeTable(w io.Writer, cs []cell, clients []string, ceiling bool, r *results) {
+// broker's ceiling (BenchmarkBrokerCeiling) and each client's share of it;
+// with floor, in gzip cells, the compressor's own CPU per record
+// (BenchmarkCodecFloor), the least CPU ratio to each other client that any
+// client compressing the same way could reach, and the first client's CPU
+// beyond the compressor's against each other one's.
+func writeTable(w io.Writer, cs []cell, clients []string, ceiling, floor bool, r *results) {
 	first, others := clients[0], clients[1:]
 	hdr := []string{"broker", "codec", "size"}
 	for _, c := range clients {
@@ -178,6 +182,12 @@ func writeTable(w io.Writer, cs []cell, clients []string, ceiling bool, r *resul
 	hdr = append(hdr, "client CPU µs/rec "+joined(clients), "of it kernel "+joined(clients))
 	for _, o := range others {
 		hdr = append(hdr, "CPU "+first+"/"+o, "(rounds min–max)")
+	}
+	if floor {
+		hdr = append(hdr, "gzip alone µs/rec")
+		for _, o := range others {
+			hdr = append(hdr, "gzip alone / "+o+" CPU", "CPU beyond gzip "+first+"/"+o)
+		}
 	}
 	hdr = append(hdr, "CPU incl. broker µs/rec "+joined(clients), "rec/batch "+joined(clients), "B/op "+joined(clients), "allocs/op "+joined(clients))
 	fmt.Fprintln(w, "| "+strings.Join(hdr, " | ")+" |")
@@ -221,6 +231,9 @@ func writeTable(w io.Writer, cs []cell, clients []string, ceiling bool, r *resul
 			row = append(row, ratio(r.median(k, first, "cpu-ns/rec"), r.median(k, o, "cpu-ns/rec")),
 				span(r.roundRatios(k, first, o, "cpu-ns/rec")))
 		}
+		if floor {
+			row = append(row, floorColumns(r, k, first, others)...)
+		}
 		row = append(row, joined(tot), joined(perBatch), joined(bop), joined(allocs))
 		fmt.Fprintln(w, "| "+strings.Join(row, " | ")+" |")
 	}
@@ -229,4 +242,32 @@ func writeTable(w io.Writer, cs []cell, clients []string, ceiling bool, r *resul
 	if ceiling {
 		fmt.Fprintf(w, "\nCeiling: BenchmarkBrokerCeiling, the same broker child taking the cell's records as pre-encoded batches (one ~1 MiB batch per partition per request, five requests in flight per broker) from a client that does nothing per record but write them; share of ceiling is a client's rec/s over it. No client can exceed the ceiling, so where the reference client is at s of it, no client can be more than 1/s times as fast.\n")
 	}
+	if floor {
+		fmt.Fprintf(w, "\ngzip alone: BenchmarkCodecFloor, klauspost's gzip writer at the default level (both Go clients' level) compressing the cell's records as full 1 MiB record sections on one goroutine, CPU per record. A client compressing that way spends at least this much, so \"gzip alone / kgo CPU\" is the lowest CPU ratio to kgo any such client can reach; \"CPU beyond gzip\" compares what the clients spend besides the compressor's own work (client CPU minus gzip alone).\n")
+	}
+}
+
+// floorColumns are a gzip cell's floor columns: gzip alone, and for each
+// other client gzip alone over its CPU and the first client's CPU beyond
+// gzip alone over its; "–" where there is no floor.
+func floorColumns(r *results, k, first string, others []string) []string {
+	fl := r.median(k, floorClient, "cpu-ns/rec")
+	if fl == 0 {
+		cols := []string{"–"}
+		for range others {
+			cols = append(cols, "–", "–")
+		}
+		return cols
+	}
+	cols := []string{us(fl)}
+	a := r.median(k, first, "cpu-ns/rec")
+	for _, o := range others {
+		b := r.median(k, o, "cpu-ns/rec")
+		beyond := "–"
+		if b > fl && a >= fl {
+			beyond = ratio(a-fl, b-fl)
+		}
+		cols = append(cols, ratio(fl, b), beyond)
+	}
+	return cols
 }

@@ -33,7 +33,7 @@ func TestWriteTable(t *testing.T) {
 		r.add(c.key(), "kgo", metrics{"rec/s": v[1], "cpu-ns/rec": 1000, "brk-cpu-ns/rec": 100})
 	}
 	var b bytes.Buffer
-	writeTable(&b, []cell{c}, []string{"rollsafe", "kgo"}, false, r)
+	writeTable(&b, []cell{c}, []string{"rollsafe", "kgo"}, false, false, r)
 	row := strings.Split(b.String(), "\n")[2]
 	// medians 200 and 100: 2.00×; rounds 3.00, 1.00, 2.00; CPU 0.90× in
 	// every round; kgo reports no rec/batch.
@@ -46,7 +46,27 @@ func TestWriteTable(t *testing.T) {
 	}
 	r.runs[c.key()]["rollsafe"][0]["sys-ns/rec"] = 300
 	b.Reset()
-	writeTable(&b, []cell{c}, []string{"rollsafe", "kgo"}, true, r)
+	writeTable(&b, []cell{c}, []string{"rollsafe", "kgo"}, true, false, r)
 	row = strings.Split(b.String(), "\n")[2]
 	require.Contains(t, row, "| 200 | 100 | 2.00× | 1.00–3.00 | 400 | 50 % / 25 % | 0.90 / 1.00 | 0.30 / 0.00 | 0.90× |")
+
+	// With the floor: gzip alone 800 ns of rollsafe's 900 and kgo's 1000,
+	// so no client compressing that way gets below 0.80× kgo's CPU, and
+	// rollsafe spends 100 ns beyond it against kgo's 200: 0.50×.
+	for range 3 {
+		r.add(c.key(), floorClient, metrics{"cpu-ns/rec": 800})
+	}
+	b.Reset()
+	writeTable(&b, []cell{c}, []string{"rollsafe", "kgo"}, true, true, r)
+	row = strings.Split(b.String(), "\n")[2]
+	require.Contains(t, row, "| 0.90× | 0.90–0.90 | 0.80 | 0.80× | 0.50× | 1.00 / 1.10 |")
+
+	// A cell without a floor (not gzip) shows dashes.
+	n := cell{"kfake", "none", "1KB", 1}
+	r.add(n.key(), "rollsafe", metrics{"rec/s": 1, "cpu-ns/rec": 1})
+	r.add(n.key(), "kgo", metrics{"rec/s": 1, "cpu-ns/rec": 1})
+	b.Reset()
+	writeTable(&b, []cell{n}, []string{"rollsafe", "kgo"}, false, true, r)
+	row = strings.Split(b.String(), "\n")[2]
+	require.Contains(t, row, "| 1.00× | 1.00–1.00 | – | – | – |")
 }
