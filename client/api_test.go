@@ -18,16 +18,17 @@ import (
 
 func TestConfigValidationNamesTheField(t *testing.T) {
 	cases := map[string][]client.Option{
-		"Brokers":         {},
-		"Acks":            {client.Brokers("x:1"), client.Acks(1)},
-		"MaxInFlight":     {client.Brokers("x:1"), client.MaxInFlight(6)},
-		"Linger":          {client.Brokers("x:1"), client.Linger(-time.Second)},
-		"BatchBytes":      {client.Brokers("x:1"), client.BatchBytes(-1)},
-		"MaxRecordBytes":  {client.Brokers("x:1"), client.MaxRecordBytes(0)},
-		"MaxBuffered":     {client.Brokers("x:1"), client.MaxBuffered(-1, 10)},
-		"DeliveryTimeout": {client.Brokers("x:1"), client.DeliveryTimeout(-time.Second)},
-		"RetryBackoff":    {client.Brokers("x:1"), client.RetryBackoff(-time.Second)},
-		"Compression":     {client.Brokers("x:1"), client.Compression(compress.Codec(9), 0)},
+		"Brokers":            {},
+		"Acks":               {client.Brokers("x:1"), client.Acks(1)},
+		"MaxInFlight":        {client.Brokers("x:1"), client.MaxInFlight(6)},
+		"ProduceConnections": {client.Brokers("x:1"), client.ProduceConnections(0)},
+		"Linger":             {client.Brokers("x:1"), client.Linger(-time.Second)},
+		"BatchBytes":         {client.Brokers("x:1"), client.BatchBytes(-1)},
+		"MaxRecordBytes":     {client.Brokers("x:1"), client.MaxRecordBytes(0)},
+		"MaxBuffered":        {client.Brokers("x:1"), client.MaxBuffered(-1, 10)},
+		"DeliveryTimeout":    {client.Brokers("x:1"), client.DeliveryTimeout(-time.Second)},
+		"RetryBackoff":       {client.Brokers("x:1"), client.RetryBackoff(-time.Second)},
+		"Compression":        {client.Brokers("x:1"), client.Compression(compress.Codec(9), 0)},
 	}
 	for field, opts := range cases {
 		_, err := client.NewProducer(opts...)

@@ -34,6 +34,7 @@ type config struct {
 	acks             int16
 	idempotent       bool
 	maxInFlight      int
+	connections      int
 	linger           time.Duration
 	codec            compress.Codec
 	level            int
@@ -70,6 +71,7 @@ func defaultConfig() config {
 		acks:             AcksAll,
 		idempotent:       true,
 		maxInFlight:      5,
+		connections:      1,
 		linger:           5 * time.Millisecond,
 		codec:            compress.Gzip,
 		level:            compress.DefaultLevel,
@@ -112,6 +114,22 @@ func DisableIdempotence() Option { return func(c *config) { c.idempotent = false
 // connection only queue there; each request carries the next batch of
 // every partition the broker leads that has one waiting.
 func MaxInFlight(n int) Option { return func(c *config) { c.maxInFlight = n } }
+
+// maxConnections bounds ProduceConnections.
+const maxConnections = 16
+
+// ProduceConnections sets the produce connections the producer keeps to
+// each broker (default 1, at most 16). Kafka reads a connection's next
+// request only after it has answered the one before, so one connection
+// carries one request at a time through the broker however many are in
+// flight on it; with n connections the broker handles up to n of the
+// producer's requests at once, on its network and request-handler threads.
+// A partition always uses the same connection to a broker (the one with
+// fewest partitions when it first goes there), so its batches keep their
+// order and MaxInFlight still bounds them. Worth raising when one producer sends a broker more than one
+// request can carry (uncompressed records at hundreds of MB/s); each
+// connection costs the broker a socket and, with SASL, an authentication.
+func ProduceConnections(n int) Option { return func(c *config) { c.connections = n } }
 
 // Linger sets how long a batch waits for more records before it is sent
 // (default 5ms; 0 also selects 5ms, a negative d is a config error). For
@@ -249,6 +267,9 @@ func (c *config) validate() error {
 		bad("MaxInFlight", "%d is less than 1", c.maxInFlight)
 	} else if c.idempotent && c.maxInFlight > 5 {
 		bad("MaxInFlight", "idempotence allows at most 5, got %d", c.maxInFlight)
+	}
+	if c.connections < 1 || c.connections > maxConnections {
+		bad("ProduceConnections", "%d is not between 1 and %d", c.connections, maxConnections)
 	}
 	if !c.codec.Valid() {
 		bad("Compression", "unknown codec %d", int8(c.codec))

@@ -33,9 +33,11 @@ type loop struct {
 	nextID    idempotence.BatchID
 	known     map[idempotence.TopicPartition]bool  // partitions the machine has heard of
 	told      map[idempotence.TopicPartition]int32 // the leader the machine was last told
-	senders   map[int32]*sender
-	outboxes  map[int32]*outbox // batches not yet handed to a sender, per broker
-	outboxIDs []int32           // the keys of outboxes, ascending
+	senders   map[route]*sender
+	outboxes  map[route]*outbox // batches not yet handed to a sender, per connection
+	outboxIDs []route           // the keys of outboxes, ascending
+	lanes     map[laneKey]int32 // each partition's lane at each broker (laneOf)
+	laneLoad  map[int32][]int   // per broker, the partitions given each lane
 	initing   bool              // an InitProducerId is under way
 	closed    bool
 
@@ -99,10 +101,10 @@ type (
 	// answersIn: a produce request was answered (or failed), one response
 	// per batch of the request.
 	answersIn struct {
-		broker int32 // the request's broker
-		round  []outgoing
-		resps  []idempotence.Response
-		hints  []leaderHint
+		route route // the request's connection
+		round []outgoing
+		resps []idempotence.Response
+		hints []leaderHint
 	}
 	// metadataIn: metadata was refreshed; partitions look up their leaders.
 	metadataIn struct{}
@@ -119,8 +121,10 @@ func newLoop(p *Producer, idem *idempotence.Producer) *loop {
 		pinned:   make(map[idempotence.BatchID]*batchState),
 		known:    make(map[idempotence.TopicPartition]bool),
 		told:     make(map[idempotence.TopicPartition]int32),
-		senders:  make(map[int32]*sender),
-		outboxes: make(map[int32]*outbox),
+		senders:  make(map[route]*sender),
+		outboxes: make(map[route]*outbox),
+		lanes:    make(map[laneKey]int32),
+		laneLoad: make(map[int32][]int),
 		exited:   make(chan struct{}),
 		trace:    p.log.Enabled(context.Background(), LevelTrace),
 	}
@@ -238,7 +242,9 @@ func (l *loop) leaders(tps []idempotence.TopicPartition) {
 		// flight there is answered now (outcome unknown, resent to the new
 		// leader) rather than at its request timeout (suspects.go); so are
 		// the reads of a partition's state that wait on it.
-		l.p.pool.Drop(b)
+		for _, pool := range l.p.pools {
+			pool.Drop(b)
+		}
 		l.p.readPool.Drop(b)
 		// It stays suspect (its other partitions may move later) until it
 		// answers or suspectWindow passes.
@@ -258,7 +264,7 @@ func compareTP(a, b idempotence.TopicPartition) int {
 // answers feeds a request's responses to the machine, then moves partitions
 // to the leaders the broker named (KIP-951) without waiting for metadata.
 func (l *loop) answers(a answersIn) {
-	l.requestAnswered(a.broker)
+	l.requestAnswered(a.route)
 	for i, o := range a.round {
 		l.answered(o.id)
 		l.step(idempotence.Answer{TP: o.tp, ID: o.id, Response: a.resps[i]})

@@ -27,8 +27,63 @@ const maxRequestBytes = 16 << 20
 // the partitions a request already carries in a map.
 const linearQueue = 32
 
-// outbox is one broker's batches the machine made ready and the loop has
-// not yet handed to the broker's sender, and the requests in flight there.
+// route is one produce connection: a broker and one of its lanes. With
+// ProduceConnections(n) the loop keeps n connections to every broker and a
+// partition keeps to one of them (laneOf), so its batches stay in order on
+// one pipeline while the broker, which reads each connection one request
+// at a time, handles the lanes' requests side by side.
+type route struct {
+	broker int32
+	lane   int32
+}
+
+func compareRoute(a, b route) int {
+	if a.broker != b.broker {
+		return int(a.broker) - int(b.broker)
+	}
+	return int(a.lane) - int(b.lane)
+}
+
+// laneKey is a partition at one broker.
+type laneKey struct {
+	broker int32
+	tp     idempotence.TopicPartition
+}
+
+// laneOf is the lane tp uses at broker: given the first time tp goes there
+// (the lane with fewest of the broker's partitions, lowest first) and kept
+// for good, so that a partition's batches at a broker never go out on two
+// connections. Balancing per broker matters: Kafka places leaders round
+// robin, so a fixed function of the partition number (p mod n) would put
+// all of a broker's partitions on one lane whenever n shares a factor with
+// the number of brokers.
+func (l *loop) laneOf(broker int32, tp idempotence.TopicPartition) int32 {
+	n := l.p.cfg.connections
+	if n <= 1 {
+		return 0
+	}
+	k := laneKey{broker, tp}
+	if lane, ok := l.lanes[k]; ok {
+		return lane
+	}
+	load := l.laneLoad[broker]
+	if load == nil {
+		load = make([]int, n)
+		l.laneLoad[broker] = load
+	}
+	lane := int32(0)
+	for i := range load {
+		if load[i] < load[lane] {
+			lane = int32(i)
+		}
+	}
+	load[lane]++
+	l.lanes[k] = lane
+	return lane
+}
+
+// outbox is one route's batches the machine made ready and the loop has
+// not yet handed to the route's sender, and the requests in flight there.
 type outbox struct {
 	queue    []outgoing // in the machine's order per partition
 	inFlight int        // requests handed to the sender and not yet answered
@@ -40,7 +95,7 @@ func (l *loop) dispatch(sends []idempotence.Send) {
 	if len(sends) == 0 {
 		return
 	}
-	var touched []int32
+	var touched []route
 	for _, snd := range sends {
 		bs := l.batches[snd.ID]
 		if bs == nil {
@@ -51,34 +106,35 @@ func (l *loop) dispatch(sends []idempotence.Send) {
 		o := outgoing{tp: tp, id: snd.ID, bytes: bs.b.Bytes(), n: bs.b.Records, retry: bs.sent}
 		bs.sent = true
 		bs.outstanding = true
-		ob := l.outbox(snd.Broker)
+		r := route{broker: snd.Broker, lane: l.laneOf(snd.Broker, tp)}
+		ob := l.outbox(r)
 		ob.queue = append(ob.queue, o)
-		if !slices.Contains(touched, snd.Broker) {
-			touched = append(touched, snd.Broker)
+		if !slices.Contains(touched, r) {
+			touched = append(touched, r)
 		}
 	}
-	for _, b := range touched {
-		l.pump(b)
+	for _, r := range touched {
+		l.pump(r)
 	}
 }
 
-func (l *loop) outbox(broker int32) *outbox {
-	ob := l.outboxes[broker]
+func (l *loop) outbox(r route) *outbox {
+	ob := l.outboxes[r]
 	if ob == nil {
 		ob = &outbox{}
-		l.outboxes[broker] = ob
-		i, _ := slices.BinarySearch(l.outboxIDs, broker)
-		l.outboxIDs = slices.Insert(l.outboxIDs, i, broker)
+		l.outboxes[r] = ob
+		i, _ := slices.BinarySearchFunc(l.outboxIDs, r, compareRoute)
+		l.outboxIDs = slices.Insert(l.outboxIDs, i, r)
 	}
 	return ob
 }
 
-// pump hands broker's sender requests from its outbox while fewer than
+// pump hands r's sender requests from its outbox while fewer than
 // MaxInFlight are in flight there. Each request carries the first waiting
 // batch of every partition (Kafka takes one batch per partition per
 // request), so each partition's batches go out in order on one pipeline.
-func (l *loop) pump(broker int32) {
-	ob := l.outboxes[broker]
+func (l *loop) pump(r route) {
+	ob := l.outboxes[r]
 	if ob == nil || len(ob.queue) == 0 || ob.inFlight >= l.p.cfg.maxInFlight {
 		return
 	}
@@ -99,14 +155,14 @@ func (l *loop) pump(broker int32) {
 		ob.inFlight++
 		rounds = append(rounds, round)
 	}
-	l.sender(broker).push(rounds)
+	l.sender(r).push(rounds)
 }
 
-// pumpAll pumps every broker with batches waiting, in ascending order of
-// broker id (one order for the deterministic simulation).
+// pumpAll pumps every route with batches waiting, in ascending order of
+// broker id and lane (one order for the deterministic simulation).
 func (l *loop) pumpAll() {
-	for _, b := range l.outboxIDs {
-		l.pump(b)
+	for _, r := range l.outboxIDs {
+		l.pump(r)
 	}
 }
 
@@ -144,10 +200,10 @@ func nextRequest(queue []outgoing, seen map[idempotence.TopicPartition]bool) (ro
 	return round, rest, seen
 }
 
-// requestAnswered records that one of broker's requests in flight was
+// requestAnswered records that one of r's requests in flight was
 // answered (or failed) and hands out what waits.
-func (l *loop) requestAnswered(broker int32) {
-	if ob := l.outboxes[broker]; ob != nil && ob.inFlight > 0 {
+func (l *loop) requestAnswered(r route) {
+	if ob := l.outboxes[r]; ob != nil && ob.inFlight > 0 {
 		ob.inFlight--
 	}
 }
@@ -158,9 +214,9 @@ func (l *loop) requestAnswered(broker int32) {
 // queue. Batches already handed to a sender stay: they are answered by the
 // broker they went to.
 func (l *loop) unqueue(tp idempotence.TopicPartition, leader int32) {
-	for _, broker := range l.outboxIDs {
-		ob := l.outboxes[broker]
-		if broker == leader || len(ob.queue) == 0 {
+	for _, r := range l.outboxIDs {
+		ob := l.outboxes[r]
+		if r.broker == leader || len(ob.queue) == 0 {
 			continue
 		}
 		kept := ob.queue[:0]
@@ -180,12 +236,12 @@ func (l *loop) unqueue(tp idempotence.TopicPartition, leader int32) {
 	}
 }
 
-// sender returns broker's sender, starting it on first use.
-func (l *loop) sender(broker int32) *sender {
-	s := l.senders[broker]
+// sender returns r's sender, starting it on first use.
+func (l *loop) sender(r route) *sender {
+	s := l.senders[r]
 	if s == nil {
-		s = newSender(l.p, broker)
-		l.senders[broker] = s
+		s = newSender(l.p, r)
+		l.senders[r] = s
 		l.p.wg.Add(1)
 		go func() { defer l.p.wg.Done(); s.run() }()
 	}

@@ -25,7 +25,11 @@ type Producer struct {
 	hooks Hooks
 
 	meta *protocol.Metadata
-	pool *protocol.Pool
+	// pool holds the producer's first produce connection to each broker
+	// (and the one InitProducerId goes on); pools are every lane's, pool
+	// first (ProduceConnections).
+	pool  *protocol.Pool
+	pools []*protocol.Pool
 	// suspects are the brokers that stopped answering produce requests.
 	suspects suspectSet
 	// readPool holds the connections for log reads and producer-state
@@ -124,7 +128,10 @@ func NewProducer(opts ...Option) (*Producer, error) {
 	if cfg.syncTest {
 		poolCfg.Jitter = simJitter
 	}
-	p.pool = protocol.NewPool(p.meta, poolCfg)
+	for range cfg.connections {
+		p.pools = append(p.pools, protocol.NewPool(p.meta, poolCfg))
+	}
+	p.pool = p.pools[0]
 	p.readPool = protocol.NewPool(p.meta, poolCfg)
 	acc, err := batching.NewAccumulator(batching.Config{
 		Codec:              cfg.codec,
@@ -139,8 +146,7 @@ func NewProducer(opts ...Option) (*Producer, error) {
 		HoldUntilSent:      true,
 	}, p.batchReady)
 	if err != nil {
-		p.pool.Close()
-		p.readPool.Close()
+		p.closePools()
 		p.meta.Close()
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
@@ -491,8 +497,7 @@ func (p *Producer) Close(ctx context.Context) error {
 	p.loop.in.post(closeIn{})
 	<-p.loop.exited
 	p.cancel()
-	p.pool.Close()
-	p.readPool.Close()
+	p.closePools()
 	p.meta.Close()
 	p.calls.close()
 	p.wg.Wait()
@@ -500,4 +505,12 @@ func (p *Producer) Close(ctx context.Context) error {
 		return fmt.Errorf("%w: %w", ErrClosed, ferr)
 	}
 	return nil
+}
+
+// closePools closes every produce lane's connections and the read pool's.
+func (p *Producer) closePools() {
+	for _, pool := range p.pools {
+		pool.Close()
+	}
+	p.readPool.Close()
 }

@@ -14,12 +14,14 @@ import (
 	"github.com/rollsafe/rollsafe/protocol"
 )
 
-// sender writes the produce requests for the partitions one broker leads,
-// pipelined on that broker's connection. The loop hands it rounds of
+// sender writes the produce requests for the partitions one broker leads
+// (those of one lane, with ProduceConnections), pipelined on that
+// connection. The loop hands it rounds of
 // batches already numbered; it writes them in order and posts every answer
 // back to the loop. It never touches the idempotence machine.
 type sender struct {
 	p      *Producer
+	route  route
 	broker int32
 
 	mu     sync.Mutex
@@ -29,10 +31,11 @@ type sender struct {
 	once   sync.Once
 }
 
-func newSender(p *Producer, broker int32) *sender {
+func newSender(p *Producer, r route) *sender {
 	return &sender{
 		p:      p,
-		broker: broker,
+		route:  r,
+		broker: r.broker,
 		signal: make(chan struct{}, 1),
 		done:   make(chan struct{}),
 	}
@@ -82,9 +85,9 @@ func (s *sender) run() {
 			}
 			continue
 		}
-		p.stagger(staggerSender, strconv.Itoa(int(s.broker)))
+		p.stagger(staggerSender, strconv.Itoa(int(s.broker))+"/"+strconv.Itoa(int(s.route.lane)))
 		ctx, cancel := context.WithTimeout(p.ctx, p.cfg.dialTimeout)
-		conn, err := p.pool.Conn(ctx, s.broker)
+		conn, err := p.pools[s.route.lane].Conn(ctx, s.broker)
 		cancel()
 		if err != nil {
 			if p.ctx.Err() != nil {
@@ -118,7 +121,7 @@ func (s *sender) unsent(rounds [][]outgoing, err error) {
 		for i := range resps {
 			resps[i] = r
 		}
-		p.loop.in.post(answersIn{broker: s.broker, round: round, resps: resps})
+		p.loop.in.post(answersIn{route: s.route, round: round, resps: resps})
 	}
 }
 
@@ -237,7 +240,7 @@ func (s *sender) respond(round []outgoing, resp kmsg.Response, err error) {
 		}
 		resps[i] = r
 	}
-	p.loop.in.post(answersIn{broker: s.broker, round: round, resps: resps, hints: hints})
+	p.loop.in.post(answersIn{route: s.route, round: round, resps: resps, hints: hints})
 	if kick {
 		p.kickMetadata()
 	}

@@ -160,6 +160,15 @@ type outcome struct {
 	act  action
 }
 
+// connKey is the context key of the connection number a request came on.
+type connKey struct{}
+
+// connOf is the number of the connection a request came on (0 outside one).
+func connOf(ctx context.Context) uint64 {
+	id, _ := ctx.Value(connKey{}).(uint64)
+	return id
+}
+
 // serveConn handles requests one at a time, as Kafka does per connection.
 func (b *broker) serveConn(ctx context.Context, nc net.Conn, connID uint64) {
 	defer b.wg.Done()
@@ -181,6 +190,7 @@ func (b *broker) serveConn(ctx context.Context, nc net.Conn, connID uint64) {
 		return
 	}
 	auth := b.newSASLConn(connID)
+	ctx = context.WithValue(ctx, connKey{}, connID)
 	var out []byte
 	for {
 		frame, err := readFrame(conn)

@@ -34,7 +34,7 @@ func (b *broker) produce(ctx context.Context, r *kmsg.ProduceRequest) outcome {
 			rp.Partition = p.Partition
 			rp.BaseOffset, rp.LogAppendTime, rp.LogStartOffset = -1, -1, -1
 			res := &produceResult{rp: rp, rec: ProduceRecord{
-				Time: now, Broker: b.id, Topic: rt.Topic, Partition: p.Partition, ProducerID: -1,
+				Time: now, Broker: b.id, Conn: connOf(ctx), Topic: rt.Topic, Partition: p.Partition, ProducerID: -1,
 				ProducerEpoch: -1, BaseSequence: -1, Acks: r.Acks, Offset: -1,
 			}}
 			b.producePartition(ctx, res, rt.Topic, p.Partition, p.Records, r.Acks, now)

@@ -172,6 +172,10 @@ func chaosRunIn(seed int64, n *memnet.Network) (scenario.Schedule, string, *tran
 			client.BatchBytes(1 << 10), client.Linger(time.Millisecond),
 			client.RequestTimeout(500 * time.Millisecond), client.DeliveryTimeout(time.Minute),
 			client.WithLogger(slog.New(tr)),
+			// One, two or three produce connections per broker: with
+			// more than one, a broker's partitions go out on several
+			// pipelines, which the broker handles side by side.
+			client.ProduceConnections(1 + int(seed%3)),
 		},
 	})
 	if err != nil {
