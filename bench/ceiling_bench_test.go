@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -89,22 +90,24 @@ func ceilingBatches(codec compress.Codec, ring []fixture.Event) ([]ceilingBatch,
 
 var errNoCeilingBatch = errors.New("bench: no batch encoded")
 
-// ceiling is BenchmarkBrokerCeiling's client: one connection per broker
-// (broker i leading the partitions p with p mod brokers == i, as
-// startCluster and a one-broker cluster place them) and one pre-encoded
-// batch per partition.
+// ceiling is BenchmarkBrokerCeiling's client: lanes connections per broker
+// (one in BenchmarkBrokerCeiling; broker i leading the partitions p with p
+// mod brokers == i, as startCluster and a one-broker cluster place them)
+// and one pre-encoded batch per partition. Connection j goes to broker
+// j mod brokers and carries the partitions p with p mod len(conns) == j,
+// which that broker leads.
 type ceiling struct {
 	conns   []*protocol.Conn
 	batches []ceilingBatch
 }
 
-func newCeiling(ctx context.Context, addrs []string, codec compress.Codec, ring []fixture.Event) (*ceiling, error) {
+func newCeiling(ctx context.Context, addrs []string, lanes int, codec compress.Codec, ring []fixture.Event) (*ceiling, error) {
 	batches, err := ceilingBatches(codec, ring)
 	if err != nil {
 		return nil, err
 	}
 	c := &ceiling{batches: batches}
-	for _, addr := range addrs {
+	for _, addr := range slices.Repeat(addrs, max(lanes, 1)) {
 		conn, err := protocol.Dial(ctx, addr, protocol.ConnConfig{ClientID: "bench-ceiling", MaxInFlight: 5})
 		if err != nil {
 			c.close()
@@ -200,7 +203,7 @@ func (c *ceiling) produce(ctx context.Context, total int64) (int64, error) {
 func benchCeiling(b *testing.B, bp *brokerProc, codec compress.Codec, ring []fixture.Event) {
 	ctx, cancel := context.WithTimeout(context.Background(), benchTimeout)
 	defer cancel()
-	c, err := newCeiling(ctx, bp.addrs, codec, ring)
+	c, err := newCeiling(ctx, bp.addrs, 1, codec, ring)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/rollsafe/rollsafe/batching/fixture"
+	"github.com/rollsafe/rollsafe/client"
 	"github.com/rollsafe/rollsafe/compress"
 	"github.com/rollsafe/rollsafe/kafkatest"
 	"github.com/rollsafe/rollsafe/protocol"
@@ -99,8 +100,11 @@ func TestRealThroughputSmoke(t *testing.T) {
 // throughputClients are the clients of the real-broker throughput table.
 // "ceiling" is BenchmarkBrokerCeiling's client (pre-encoded batches, no
 // per-record work, not idempotent): the most the broker takes from a client
-// on this machine.
-var throughputClients = []string{"rollsafe", "kgo", "java", "librdkafka", "ceiling"}
+// on one connection on this machine. The "-2conns" rows are rollsafe with
+// client.ProduceConnections(2) and the ceiling client on two connections:
+// Kafka reads a connection's next request only after answering the last,
+// so one connection bounds what any client's requests get through.
+var throughputClients = []string{"rollsafe", "kgo", "java", "librdkafka", "ceiling", "rollsafe-2conns", "ceiling-2conns"}
 
 // measureThroughput runs every client over every cell for rounds
 // interleaved rounds on a fresh one-broker cluster and returns the table.
@@ -308,10 +312,12 @@ func runThroughput(ctx context.Context, c *kafkatest.Cluster, name string, cell 
 	}
 	var run throughputRun
 	switch name {
-	case "rollsafe", "kgo":
+	case "rollsafe", "kgo", "rollsafe-2conns":
 		run, err = runGoThroughput(ctx, c.Addrs(), name, cell)
 	case "ceiling":
-		run, err = runCeilingThroughput(ctx, c.Addrs(), cell)
+		run, err = runCeilingThroughput(ctx, c.Addrs(), 1, cell)
+	case "ceiling-2conns":
+		run, err = runCeilingThroughput(ctx, c.Addrs(), 2, cell)
 	default:
 		run, err = runChildThroughput(ctx, c.Addrs(), name, cell)
 	}
@@ -334,8 +340,13 @@ func runThroughput(ctx context.Context, c *kafkatest.Cluster, name string, cell 
 
 func runGoThroughput(ctx context.Context, addrs []string, name string, cell throughputCell) (throughputRun, error) {
 	open := openRollsafe
-	if name == "kgo" {
+	switch name {
+	case "kgo":
 		open = openKgo
+	case "rollsafe-2conns":
+		open = func(_ context.Context, addrs []string, codec compress.Codec, ack ackFunc) (peerProducer, error) {
+			return newRollsafe(addrs, codec, ack, client.ProduceConnections(2))
+		}
 	}
 	p, err := open(ctx, addrs, cell.codec, nil)
 	if err != nil {
@@ -362,8 +373,8 @@ func runGoThroughput(ctx context.Context, addrs []string, name string, cell thro
 
 // runCeilingThroughput runs BenchmarkBrokerCeiling's client: at least the
 // cell's warm-up and timed records, in whole requests.
-func runCeilingThroughput(ctx context.Context, addrs []string, cell throughputCell) (throughputRun, error) {
-	c, err := newCeiling(ctx, addrs, cell.codec, eventRing(cell.size))
+func runCeilingThroughput(ctx context.Context, addrs []string, lanes int, cell throughputCell) (throughputRun, error) {
+	c, err := newCeiling(ctx, addrs, lanes, cell.codec, eventRing(cell.size))
 	if err != nil {
 		return throughputRun{}, err
 	}
