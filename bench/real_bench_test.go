@@ -100,11 +100,12 @@ func TestRealThroughputSmoke(t *testing.T) {
 // throughputClients are the clients of the real-broker throughput table.
 // "ceiling" is BenchmarkBrokerCeiling's client (pre-encoded batches, no
 // per-record work, not idempotent): the most the broker takes from a client
-// on one connection on this machine. The "-2conns" rows are rollsafe with
-// client.ProduceConnections(2) and the ceiling client on two connections:
-// Kafka reads a connection's next request only after answering the last,
-// so one connection bounds what any client's requests get through.
-var throughputClients = []string{"rollsafe", "kgo", "java", "librdkafka", "ceiling", "rollsafe-2conns", "ceiling-2conns"}
+// on one connection on this machine; "ceiling-2conns" the same client on
+// two connections, as rollsafe's default (client.ProduceConnections(2)),
+// and "rollsafe-1conn" rollsafe on one, as the other clients: Kafka reads
+// a connection's next request only after answering the last, so one
+// connection bounds what any client's requests get through.
+var throughputClients = []string{"rollsafe", "kgo", "java", "librdkafka", "ceiling", "rollsafe-1conn", "ceiling-2conns"}
 
 // measureThroughput runs every client over every cell for rounds
 // interleaved rounds on a fresh one-broker cluster and returns the table.
@@ -312,7 +313,7 @@ func runThroughput(ctx context.Context, c *kafkatest.Cluster, name string, cell 
 	}
 	var run throughputRun
 	switch name {
-	case "rollsafe", "kgo", "rollsafe-2conns":
+	case "rollsafe", "kgo", "rollsafe-1conn":
 		run, err = runGoThroughput(ctx, c.Addrs(), name, cell)
 	case "ceiling":
 		run, err = runCeilingThroughput(ctx, c.Addrs(), 1, cell)
@@ -343,9 +344,9 @@ func runGoThroughput(ctx context.Context, addrs []string, name string, cell thro
 	switch name {
 	case "kgo":
 		open = openKgo
-	case "rollsafe-2conns":
+	case "rollsafe-1conn":
 		open = func(_ context.Context, addrs []string, codec compress.Codec, ack ackFunc) (peerProducer, error) {
-			return newRollsafe(addrs, codec, ack, client.ProduceConnections(2))
+			return newRollsafe(addrs, codec, ack, client.ProduceConnections(1))
 		}
 	}
 	p, err := open(ctx, addrs, cell.codec, nil)
