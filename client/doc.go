@@ -52,8 +52,10 @@
 //	InitProducerId ────────────────────────────────────────────────┤            │ Step(input)
 //	timer at NextWake (deadlines, backoffs), Close ────────────────┘            │ Ready()
 //	                                                                            ▼
-//	        Sends ─► per-broker outbox (≤ MaxInFlight requests per connection,
-//	                 each the next batch of every partition) ─► senders ─► connection
+//	        Sends ─► outbox per broker connection (ProduceConnections per
+//	                 broker, each partition kept to one; ≤ MaxInFlight requests
+//	                 per connection, each the next batch of every partition)
+//	                 ─► senders ─► connection
 //	        Delivered/Failed ─► callback queue ─► your callbacks (one goroutine, in order)
 //	        ReadTail ─► tail reader · RefreshMetadata ─► metadata loop · NeedSplit ─► split
 //	        NeedProducerID ─► InitProducerId · DataLoss/EpochBumped ─► hooks, logs

@@ -111,3 +111,39 @@ func ExampleOnDataLoss() {
 	fmt.Println(p.ProduceSync(context.Background(), &client.Record{Topic: "orders", Value: []byte("x")}).FirstErr())
 	// Output: <nil>
 }
+
+// ProduceConnections(1) keeps one produce connection per broker, as Java's
+// producer, kgo and librdkafka do; the default two let a broker handle two
+// of the producer's requests at once. Either way a partition's batches go
+// out on one connection, in order. Here the brokers' own record shows the
+// connections the six partitions' batches came on.
+func ExampleProduceConnections() {
+	c, err := sim.NewCluster(sim.Brokers(1), sim.Topic("orders", 6, 1))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	for _, n := range []int{1, 2} {
+		c.Recorder().Reset()
+		p, err := client.NewProducer(client.Brokers(c.Addrs()...), client.ProduceConnections(n))
+		if err != nil {
+			log.Fatal(err)
+		}
+		var recs []*client.Record
+		for part := range int32(6) {
+			recs = append(recs, &client.Record{Topic: "orders", Partition: part, HasPartition: true, Value: []byte("x")})
+		}
+		if err := p.ProduceSync(context.Background(), recs...).FirstErr(); err != nil {
+			log.Fatal(err)
+		}
+		_ = p.Close(context.Background())
+		conns := map[uint64]int{}
+		for _, pr := range c.Recorder().Produces() {
+			conns[pr.Conn]++
+		}
+		fmt.Printf("ProduceConnections(%d): partitions' batches on %d connection(s)\n", n, len(conns))
+	}
+	// Output:
+	// ProduceConnections(1): partitions' batches on 1 connection(s)
+	// ProduceConnections(2): partitions' batches on 2 connection(s)
+}

@@ -17,7 +17,7 @@ import (
 // that happens — a batch closed, a response, a log read, new metadata, a
 // producer id, a timer, Close — arrives as an input on its inbox; the loop
 // steps the machine with it and carries out what the machine made ready:
-// writes go to the per-broker senders, outcomes to the callback queue. No
+// writes go to the senders (one per broker connection), outcomes to the callback queue. No
 // lock guards the machine: only this goroutine touches it.
 type loop struct {
 	p    *Producer
