@@ -109,14 +109,53 @@ func NewAccumulator(cfg Config, ready func(*Batch)) (*Accumulator, error) {
 	return a, nil
 }
 
+// PartitionRef names one partition of one Accumulator: appending through it
+// skips looking the partition up by name. Refs stay valid for the
+// accumulator's life (its partitions are never forgotten). The zero
+// PartitionRef is invalid.
+type PartitionRef struct {
+	a *Accumulator
+	p *partition
+}
+
+// Ref returns the ref of tp, creating its state if it has none.
+func (a *Accumulator) Ref(tp TopicPartition) PartitionRef {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return PartitionRef{a: a, p: a.partLocked(tp)}
+}
+
+// TopicPartition returns the partition ref names (zero for the zero ref).
+func (ref PartitionRef) TopicPartition() TopicPartition {
+	if ref.p == nil {
+		return TopicPartition{}
+	}
+	return ref.p.tp
+}
+
+func (a *Accumulator) partLocked(tp TopicPartition) *partition {
+	p := a.parts[tp]
+	if p == nil {
+		p = &partition{tp: tp}
+		a.parts[tp] = p
+	}
+	return p
+}
+
 // Append adds r to the open batch of tp, waiting for buffer room until
 // ctx ends. r's Key, Value and Headers are referenced, not copied: they
 // are encoded when the batch closes (on a worker) and stay referenced until
 // the batch is released, so they must not be modified until then. token is returned with the batch, in record order. A record that
 // cannot fit MaxRecordBytes fails at once with a *RecordTooLargeError.
 func (a *Accumulator) Append(ctx context.Context, tp TopicPartition, r *Record, token any) error {
+	return a.AppendTo(ctx, a.Ref(tp), r, token)
+}
+
+// AppendTo is Append to the partition ref names; a ref of another
+// accumulator (or the zero ref) fails with ErrBadRef.
+func (a *Accumulator) AppendTo(ctx context.Context, ref PartitionRef, r *Record, token any) error {
 	for {
-		ch, err := a.tryAppend(tp, r, token, true)
+		ch, err := a.tryAppend(ref, r, token, true)
 		if ch == nil {
 			return err
 		}
@@ -137,13 +176,21 @@ func (a *Accumulator) Append(ctx context.Context, tp TopicPartition, r *Record, 
 // TryAppend is Append without waiting: it fails with ErrBufferFull when
 // there is no room.
 func (a *Accumulator) TryAppend(tp TopicPartition, r *Record, token any) error {
-	_, err := a.tryAppend(tp, r, token, false)
+	return a.TryAppendTo(a.Ref(tp), r, token)
+}
+
+// TryAppendTo is TryAppend to the partition ref names.
+func (a *Accumulator) TryAppendTo(ref PartitionRef, r *Record, token any) error {
+	_, err := a.tryAppend(ref, r, token, false)
 	return err
 }
 
 // tryAppend appends r, or, without room and if wait, registers a waiter and
 // returns the channel to wait on.
-func (a *Accumulator) tryAppend(tp TopicPartition, r *Record, token any, wait bool) (<-chan struct{}, error) {
+func (a *Accumulator) tryAppend(ref PartitionRef, r *Record, token any, wait bool) (<-chan struct{}, error) {
+	if ref.a != a || ref.p == nil {
+		return nil, ErrBadRef
+	}
 	h := holdRecord(r, timestampMillis(r, time.Now))
 	fields := h.fieldsLen()
 	// size is h's encoded length in the open batch, or as the first
@@ -159,11 +206,7 @@ func (a *Accumulator) tryAppend(tp TopicPartition, r *Record, token any, wait bo
 	if a.closed {
 		return nil, ErrClosed
 	}
-	p := a.parts[tp]
-	if p == nil {
-		p = &partition{tp: tp}
-		a.parts[tp] = p
-	}
+	p := ref.p
 	if b := p.open; b != nil {
 		size = encodedLen(bodyLenOf(fields, h.ts-b.firstTS, int32(b.Records)))
 		if b.rawLen+size > a.cfg.BatchBytes {
@@ -190,7 +233,7 @@ func (a *Accumulator) tryAppend(tp TopicPartition, r *Record, token any, wait bo
 	if b == nil {
 		b = a.pool.get()
 		a.nextID++
-		b.reset(a, p, tp, a.nextID)
+		b.reset(a, p, p.tp, a.nextID)
 		b.reserve(p.lastRecords)
 		p.open = b
 		if a.cfg.Linger > 0 {

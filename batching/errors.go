@@ -13,6 +13,8 @@ var (
 	// ErrBufferFull: TryAppend found no room under MaxBufferedBytes or
 	// MaxBufferedRecords.
 	ErrBufferFull = errors.New("batching: buffer full")
+	// ErrBadRef: a PartitionRef of another accumulator, or the zero one.
+	ErrBadRef = errors.New("batching: partition ref not of this accumulator")
 	// ErrClosed: the accumulator is closed.
 	ErrClosed = errors.New("batching: accumulator closed")
 	// ErrInvalidConfig: a Config field is out of range.

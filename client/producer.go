@@ -49,6 +49,7 @@ type Producer struct {
 
 	deliverFn func(*Record, error) // p.deliver, allocated once
 	held      heldRecords          // records waiting for their topic's metadata
+	parts     partCache            // each known topic's partition refs
 
 	unknownMu sync.Mutex
 	unknown   map[string]unknownTopic
@@ -292,6 +293,13 @@ func (p *Producer) produce(ctx context.Context, r *Record, cb func(*Record, erro
 	if r.Timestamp.IsZero() {
 		r.Timestamp = time.Now()
 	}
+	if p.held.topicsN.Load() == 0 {
+		// The common case: no topic waits for metadata and r's is known.
+		if tp := p.parts.lookup(p.meta, p.acc, r.Topic); tp != nil {
+			p.appendTo(ctx, r, tp, try)
+			return
+		}
+	}
 	if p.holdForMetadata(ctx, r, try) {
 		return
 	}
@@ -301,17 +309,41 @@ func (p *Producer) produce(ctx context.Context, r *Record, cb func(*Record, erro
 // appendRecord places r in its partition (the topic's metadata is known)
 // and appends it to the accumulator.
 func (p *Producer) appendRecord(ctx context.Context, r *Record, try bool) {
-	tp, err := p.partitionFor(r)
-	if err != nil {
-		p.finish(r, err)
+	tp := p.parts.lookup(p.meta, p.acc, r.Topic)
+	if tp == nil {
+		n, err := p.meta.Partitions(r.Topic)
+		if err != nil {
+			p.finish(r, fmt.Errorf("%w %q: %w", ErrUnknownTopic, r.Topic, err))
+			return
+		}
+		if tp = p.parts.lookup(p.meta, p.acc, r.Topic); tp == nil {
+			// Known, with no partitions (or the count changed between
+			// the two reads): no partition can take r.
+			p.finish(r, notWritten(fmt.Errorf("%w: %s[%d] (the topic has %d partitions)", ErrUnknownPartition, r.Topic, r.Partition, n)))
+			return
+		}
+	}
+	p.appendTo(ctx, r, tp, try)
+}
+
+// appendTo places r in one of its topic's partitions tp and appends it to
+// the accumulator.
+func (p *Producer) appendTo(ctx context.Context, r *Record, tp *topicParts, try bool) {
+	part := r.Partition
+	if !r.HasPartition {
+		part = p.cfg.partitioner.Partition(r, tp.n)
+	}
+	if part < 0 || part >= tp.n {
+		p.finish(r, notWritten(fmt.Errorf("%w: %s[%d] (the topic has %d partitions)", ErrUnknownPartition, r.Topic, part, tp.n)))
 		return
 	}
+	r.Partition = part
 	br := batching.Record{Key: r.Key, Value: r.Value, Headers: r.Headers, Timestamp: r.Timestamp}
-	btp := batching.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}
+	var err error
 	if try {
-		err = p.acc.TryAppend(btp, &br, tokenOf(r))
+		err = p.acc.TryAppendTo(tp.refs[part], &br, tokenOf(r))
 	} else {
-		err = p.acc.Append(ctx, btp, &br, tokenOf(r))
+		err = p.acc.AppendTo(ctx, tp.refs[part], &br, tokenOf(r))
 	}
 	switch {
 	case err == nil:
@@ -343,23 +375,6 @@ func (p *Producer) deliver(r *Record, err error) {
 	if cb != nil {
 		cb(r, publicError(err))
 	}
-}
-
-// partitionFor resolves r's partition from the topic's known metadata.
-func (p *Producer) partitionFor(r *Record) (idempotence.TopicPartition, error) {
-	n, err := p.meta.Partitions(r.Topic)
-	if err != nil {
-		return idempotence.TopicPartition{}, fmt.Errorf("%w %q: %w", ErrUnknownTopic, r.Topic, err)
-	}
-	part := r.Partition
-	if !r.HasPartition {
-		part = p.cfg.partitioner.Partition(r, n)
-	}
-	if part < 0 || part >= n {
-		return idempotence.TopicPartition{}, notWritten(fmt.Errorf("%w: %s[%d] (the topic has %d partitions)", ErrUnknownPartition, r.Topic, part, n))
-	}
-	r.Partition = part
-	return idempotence.TopicPartition{Topic: r.Topic, Partition: part}, nil
 }
 
 // waitTopic refreshes metadata until topic appears, UnknownTopicWait (or

@@ -55,9 +55,9 @@ type Metadata struct {
 	topics  map[string]*topicMeta
 	wanted  map[string]struct{}
 	// counts is the partition count of every topic known without error,
-	// replaced (never changed) under mu when one changes: Partitions, asked
-	// once per record produced, reads it without the lock.
-	counts atomic.Pointer[map[string]int32]
+	// replaced (never changed) under mu when one changes: Partitions and
+	// Counts, asked once per record produced, read it without the lock.
+	counts atomic.Pointer[Counts]
 
 	movedMu sync.Mutex
 	onMoved []func(id int32) // onBrokerMoved
@@ -376,12 +376,12 @@ func (m *Metadata) publishCountsLocked() {
 				continue
 			}
 			n++
-			if c, ok := (*old)[name]; !ok || c != int32(len(tm.parts)) {
+			if c, ok := old.n[name]; !ok || c != int32(len(tm.parts)) {
 				same = false
 				break
 			}
 		}
-		if same && n == len(*old) {
+		if same && n == len(old.n) {
 			return
 		}
 	}
@@ -391,8 +391,27 @@ func (m *Metadata) publishCountsLocked() {
 			counts[name] = int32(len(tm.parts))
 		}
 	}
-	m.counts.Store(&counts)
+	m.counts.Store(&Counts{n: counts})
 }
+
+// Counts is a snapshot of the partition count of every topic known without
+// error. It never changes: when a count changes (or a topic appears or
+// fails) Metadata publishes a new one, so a caller may keep what it derived
+// from a snapshot for as long as Counts still returns that same pointer.
+type Counts struct{ n map[string]int32 }
+
+// Partitions returns topic's partition count in the snapshot.
+func (c *Counts) Partitions(topic string) (int32, bool) {
+	if c == nil {
+		return 0, false
+	}
+	n, ok := c.n[topic]
+	return n, ok
+}
+
+// Counts returns the current snapshot of partition counts (nil before the
+// first refresh that knew a topic).
+func (m *Metadata) Counts() *Counts { return m.counts.Load() }
 
 // Leader returns the leader broker id and leader epoch of a partition as of
 // the last refresh. An unknown topic or partition gives *UnknownTopicError;
@@ -433,10 +452,8 @@ func (m *Metadata) topicLocked(topic string) (*topicMeta, error) {
 // Partitions returns a topic's partition count. A topic the cluster does not
 // know (or that was never refreshed) gives *UnknownTopicError naming it.
 func (m *Metadata) Partitions(topic string) (int32, error) {
-	if c := m.counts.Load(); c != nil {
-		if n, ok := (*c)[topic]; ok {
-			return n, nil
-		}
+	if n, ok := m.counts.Load().Partitions(topic); ok {
+		return n, nil
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()

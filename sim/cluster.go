@@ -173,20 +173,26 @@ func (c *Cluster) addTopic(ts topicSpec, rot int, rng *rand.Rand) error {
 		t.id[i] = byte(rng.Uint32())
 	}
 	for p := int32(0); p < ts.partitions; p++ {
-		pt := &partition{topic: ts.name, index: p, logs: map[int32]*replica{}, paused: map[int32]bool{}, fetched: map[int32]int64{}}
-		for j := 0; j < rf; j++ {
-			id := int32((int(p) + rot + j) % c.cfg.brokers)
-			pt.replicas = append(pt.replicas, id)
-			pt.logs[id] = newReplica(id)
-		}
-		pt.isr = slices.Clone(pt.replicas)
-		pt.leader = pt.replicas[0]
-		t.parts = append(t.parts, pt)
+		t.parts = append(t.parts, c.newPartition(ts.name, p, rf, rot))
 	}
 	c.topics[ts.name] = t
 	c.names = append(c.names, ts.name)
 	sort.Strings(c.names)
 	return nil
+}
+
+// newPartition returns partition p of topic with rf replicas placed round
+// robin from broker p+rot, the first the leader, all in sync.
+func (c *Cluster) newPartition(topic string, p int32, rf, rot int) *partition {
+	pt := &partition{topic: topic, index: p, logs: map[int32]*replica{}, paused: map[int32]bool{}, fetched: map[int32]int64{}}
+	for j := 0; j < rf; j++ {
+		id := int32((int(p) + rot + j) % c.cfg.brokers)
+		pt.replicas = append(pt.replicas, id)
+		pt.logs[id] = newReplica(id)
+	}
+	pt.isr = slices.Clone(pt.replicas)
+	pt.leader = pt.replicas[0]
+	return pt
 }
 
 // Addrs returns every broker's address (host:port), by broker id.

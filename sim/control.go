@@ -32,6 +32,31 @@ func (c *Cluster) MoveLeader(topic string, p int32, to int32) error {
 	return nil
 }
 
+// AddPartitions grows topic to total partitions, as Kafka's CreatePartitions
+// does: the new ones are empty, with as many replicas as partition 0, placed
+// round robin, and appear in the next metadata answers. A topic cannot
+// shrink (ErrBadConfig).
+func (c *Cluster) AddPartitions(topic string, total int32) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return ErrClosed
+	}
+	t := c.topics[topic]
+	if t == nil {
+		return fmt.Errorf("%w: topic %q", ErrUnknownTopic, topic)
+	}
+	if total <= int32(len(t.parts)) || total > 10000 {
+		return fmt.Errorf("%w: topic %q has %d partitions, cannot have %d", ErrBadConfig, topic, len(t.parts), total)
+	}
+	rf := len(t.parts[0].replicas)
+	for p := int32(len(t.parts)); p < total; p++ {
+		t.parts = append(t.parts, c.newPartition(topic, p, rf, 0))
+	}
+	c.broadcastLocked()
+	return nil
+}
+
 // UncleanElect makes replica to the leader even if it is not in sync. The
 // other replicas truncate to the new leader's log; lost lists, merged and
 // half-open [From, To), the offsets some replica held that the new log no
