@@ -30,18 +30,18 @@ import (
 	"github.com/rollsafe/rollsafe/protocol"
 )
 
-// BenchmarkRealThroughput measures rollsafe, kgo, Apache Kafka's Java
-// producer and librdkafka (confluent-kafka from PyPI) producing to one
+// BenchmarkRealThroughput measures rollsafe, kgo, sarama, Apache Kafka's
+// Java producer and librdkafka (confluent-kafka from PyPI) producing to one
 // real Apache Kafka broker (kafkatest, acks=all, idempotent, topic
-// "peers" of 6 partitions): gzip 1 KB JSON events and uncompressed 100 B
-// and 1 KB ones, the same fixture records in the same order for every client,
-// keyed (murmur2 everywhere). Rounds are interleaved (every client of a
-// cell back to back, the order rotating each round) and the table gives
-// medians. Per run: a 20,000-record warm-up, flushed, then the timed
-// records, flushed. CPU is the client process's user+system time over the
-// timed part (getrusage; the Java and Python peers measure their own
-// process, the Go clients this test process, the broker being a child
-// JVM). One op is one whole table: run it with -benchtime 1x.
+// "peers" of 6 partitions, its log in memory and bounded): gzip 1 KB JSON
+// events and uncompressed 100 B and 1 KB ones, the same fixture records in
+// the same order for every client, keyed (murmur2 everywhere). Rounds are
+// interleaved (every client of a cell back to back, the order rotating
+// each round) and the table gives medians. Per run: a 20,000-record
+// warm-up, flushed, then the timed records, flushed. CPU is the client
+// process's user+system time over the timed part (getrusage; every client
+// runs in a process of its own and measures it); the broker JVM's CPU is
+// read from /proc. One op is one whole table: run it with -benchtime 1x.
 //
 //	cd bench && ROLLSAFE_THROUGHPUT_TABLE=/tmp/throughput.md go test -run '^$' -bench BenchmarkRealThroughput -benchtime 1x -timeout 60m
 //
@@ -70,7 +70,7 @@ func BenchmarkRealThroughput(b *testing.B) {
 		}
 	}
 	for range b.N {
-		table := measureThroughput(b, rounds, cells)
+		table := measureThroughput(b, rounds, 5*time.Second, cells)
 		b.Log("\n" + table)
 		if path := os.Getenv("ROLLSAFE_THROUGHPUT_TABLE"); path != "" {
 			if err := os.WriteFile(path, []byte(table), 0o644); err != nil {
@@ -89,7 +89,7 @@ func TestRealThroughputSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Kafka broker and the Java and Python peers")
 	}
-	table := measureThroughput(t, 1, []throughputCell{
+	table := measureThroughput(t, 1, 0, []throughputCell{
 		{codec: compress.Gzip, size: fixture.Large, count: 5_000},
 		{codec: compress.None, size: fixture.Small, count: 20_000},
 		{codec: compress.None, size: fixture.Large, count: 5_000},
@@ -105,11 +105,12 @@ func TestRealThroughputSmoke(t *testing.T) {
 // and "rollsafe-1conn" rollsafe on one, as the other clients: Kafka reads
 // a connection's next request only after answering the last, so one
 // connection bounds what any client's requests get through.
-var throughputClients = []string{"rollsafe", "kgo", "java", "librdkafka", "ceiling", "rollsafe-1conn", "ceiling-2conns"}
+var throughputClients = []string{"rollsafe", "kgo", "sarama", "java", "librdkafka", "ceiling", "rollsafe-1conn", "ceiling-2conns"}
 
 // measureThroughput runs every client over every cell for rounds
 // interleaved rounds on a fresh one-broker cluster and returns the table.
-func measureThroughput(tb testing.TB, rounds int, cells []throughputCell) string {
+// Each cell is first run untimed for at least warm (and twice).
+func measureThroughput(tb testing.TB, rounds int, warm time.Duration, cells []throughputCell) string {
 	tb.Helper()
 	clients := throughputClients
 	if v := os.Getenv("ROLLSAFE_THROUGHPUT_CLIENTS"); v != "" {
@@ -128,12 +129,16 @@ func measureThroughput(tb testing.TB, rounds int, cells []throughputCell) string
 	// Direct: the clients talk to the broker itself, not through the
 	// fault proxy, which would copy every byte in this process (charging
 	// its CPU to the Go clients) and bound the rate for all of them.
-	c := kafkatest.LaunchT(tb, kafkatest.Config{Brokers: 1, Direct: true})
+	cfg := kafkatest.Config{Brokers: 1, Direct: true, Dir: memDir(tb),
+		// Segments past the topic's retention are deleted within seconds.
+		Props: map[string]string{"log.retention.check.interval.ms": "2000", "log.initial.task.delay.ms": "1000"}}
+	c := kafkatest.LaunchT(tb, cfg)
 	ctx := context.Background()
 	if err := checkAdvertised(ctx, c); err != nil {
 		tb.Fatal(err)
 	}
-	if err := c.CreateTopic(ctx, kafkatest.Topic{Name: peersTopic, Partitions: peersPartitions, Replication: 1}); err != nil {
+	if err := c.CreateTopic(ctx, kafkatest.Topic{Name: peersTopic, Partitions: peersPartitions, Replication: 1,
+		Configs: throughputTopicConfigs}); err != nil {
 		tb.Fatal(err)
 	}
 	dir := tb.TempDir()
@@ -143,12 +148,18 @@ func measureThroughput(tb testing.TB, rounds int, cells []throughputCell) string
 			tb.Fatal(err)
 		}
 	}
-	// One untimed run of each cell first: the broker's JVM compiles its
-	// hot paths during the first records it receives, and whichever client
-	// went first would pay for it.
+	// Untimed runs of each cell first, at least two and warm of them: the
+	// broker's JVM compiles its hot paths during the first records it
+	// receives, and whichever client went first would pay for it (after
+	// a single 1.2 s warm-up run, the first timed run still cost the
+	// broker 0.26-0.31 s of CPU per 100k none 1 KB records, the later
+	// ones 0.17-0.22).
 	for _, cell := range cells {
-		if _, err := runThroughput(ctx, c, clients[0], cell); err != nil {
-			tb.Fatalf("warm-up, %s: %v", cell, err)
+		start := time.Now()
+		for n := 0; n < 2 || (time.Since(start) < warm && n < 20); n++ {
+			if _, err := runThroughput(ctx, c, clients[0], cell); err != nil {
+				tb.Fatalf("warm-up, %s: %v", cell, err)
+			}
 		}
 	}
 	runs := map[string][]throughputRun{}
@@ -160,7 +171,13 @@ func measureThroughput(tb testing.TB, rounds int, cells []throughputCell) string
 				if err != nil {
 					tb.Fatalf("round %d, %s %s: %v", round+1, cell, name, err)
 				}
-				tb.Logf("round %d %s %-10s %8.0f rec/s  %5.3f CPU s/100k  %6.0f rec/batch", round+1, cell, name, run.recPerSec(cell), run.cpuPer100k(cell), run.perBatch(cell))
+				// On stderr as well: testing keeps only a benchmark's first lines of log.
+				line := fmt.Sprintf("round %d %s %-14s %8.0f rec/s  %5.3f CPU s/100k (kernel %5.3f)  broker %5.3f  cores %4.2f  %6.0f rec/batch  %6.0f rec/req",
+					round+1, cell, name, run.recPerSec(cell), run.cpuPer100k(cell), run.sysPer100k(cell), run.brokerPer100k(cell), run.cores(cell), run.perBatch(cell), run.perRequest(cell))
+				tb.Log(line)
+				if _, ok := tb.(*testing.B); ok {
+					fmt.Fprintln(os.Stderr, line)
+				}
 				key := cell.String() + "/" + name
 				runs[key] = append(runs[key], run)
 			}
@@ -170,6 +187,37 @@ func measureThroughput(tb testing.TB, rounds int, cells []throughputCell) string
 }
 
 const throughputWarmup = 20_000
+
+// throughputTopicConfigs bound the topic's log to about 2 GiB (6
+// partitions of at most 256 MiB and an open 64 MiB segment): a full table
+// writes some 25 GB, which memDir's memory could not hold.
+var throughputTopicConfigs = map[string]string{
+	"segment.bytes":        strconv.Itoa(64 << 20),
+	"retention.bytes":      strconv.Itoa(256 << 20),
+	"file.delete.delay.ms": "1000",
+}
+
+// memDir returns a new directory in memory (tmpfs /dev/shm, removed when tb
+// ends) for the broker's files, or "" (kafkatest's temporary directory on
+// disk) where there is none with 4 GiB free. With the log unbounded, on
+// disk or in memory, the broker's CPU per record grew with the data
+// written (0.17 to 0.55 s per 100k none 1 KB records within four rounds on
+// this machine, every client's rate falling with it), so the order of the
+// runs decided more than the clients did; with the log bounded by
+// throughputTopicConfigs, in memory, it stays flat from round to round.
+func memDir(tb testing.TB) string {
+	const shm = "/dev/shm"
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(shm, &st); err != nil || int64(st.Bavail)*st.Bsize < 4<<30 {
+		return ""
+	}
+	dir, err := os.MkdirTemp(shm, "rollsafe-bench-")
+	if err != nil {
+		return ""
+	}
+	tb.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
 
 // checkAdvertised checks that c's broker advertises its own listener (no
 // proxy in between).
@@ -237,7 +285,15 @@ func (c throughputCell) String() string { return c.codec.String() + " " + sizeNa
 type throughputRun struct {
 	elapsed time.Duration
 	cpu     time.Duration
-	batches int64 // acknowledged batches (Go clients; 0 for the others)
+	sys     time.Duration // cpu's kernel part (Go clients; 0 for the others)
+	batches int64         // acknowledged batches (Go clients; 0 for the others)
+	// requests is the produce requests written (rollsafe and kgo, from
+	// their hooks; 0 for the others).
+	requests int64
+	// brokerCPU is the broker JVM's CPU time over the whole run, warm-up
+	// included (it cannot see where the client's timed part starts); -1
+	// where /proc is not available.
+	brokerCPU time.Duration
 	// records and warmup: the timed and warm-up records, when they are not
 	// exactly the cell's (the ceiling sends whole requests); 0 otherwise.
 	records, warmup int64
@@ -259,9 +315,51 @@ func (r throughputRun) perBatch(c throughputCell) float64 {
 	return r.timed(c) / float64(r.batches)
 }
 
+// all is the number of records the run produced, warm-up included.
+func (r throughputRun) all(c throughputCell) int64 {
+	if r.records > 0 {
+		return r.warmup + r.records
+	}
+	return int64(throughputWarmup + c.count)
+}
+
+// brokerPer100k is the broker's CPU seconds per 100k records over the
+// whole run, or -1 if not measured.
+func (r throughputRun) brokerPer100k(c throughputCell) float64 {
+	if r.brokerCPU < 0 {
+		return -1
+	}
+	return r.brokerCPU.Seconds() * 100_000 / float64(r.all(c))
+}
+
+// cores is how many cores the client and the broker kept busy together
+// at the timed part's rate: records per second times their CPU seconds
+// per record (the broker's over the whole run), or -1.
+func (r throughputRun) cores(c throughputCell) float64 {
+	b := r.brokerPer100k(c)
+	if b < 0 {
+		return -1
+	}
+	return r.recPerSec(c) * (r.cpuPer100k(c) + b) / 100_000
+}
+
+// perRequest is records per produce request, or 0 if not counted.
+func (r throughputRun) perRequest(c throughputCell) float64 {
+	if r.requests == 0 {
+		return 0
+	}
+	return r.timed(c) / float64(r.requests)
+}
+
 func (r throughputRun) recPerSec(c throughputCell) float64 {
 	return r.timed(c) / r.elapsed.Seconds()
 }
+
+// sysPer100k is the kernel's part of cpuPer100k (0 where not measured).
+func (r throughputRun) sysPer100k(c throughputCell) float64 {
+	return r.sys.Seconds() * 100_000 / r.timed(c)
+}
+
 func (r throughputRun) cpuPer100k(c throughputCell) float64 {
 	return r.cpu.Seconds() * 100_000 / r.timed(c)
 }
@@ -311,10 +409,15 @@ func runThroughput(ctx context.Context, c *kafkatest.Cluster, name string, cell 
 	if err != nil {
 		return throughputRun{}, err
 	}
+	pid, err := c.PID(0)
+	if err != nil {
+		return throughputRun{}, err
+	}
+	brk0 := procCPU(pid)
 	var run throughputRun
 	switch name {
-	case "rollsafe", "kgo", "rollsafe-1conn":
-		run, err = runGoThroughput(ctx, c.Addrs(), name, cell)
+	case "rollsafe", "kgo", "sarama", "rollsafe-1conn":
+		run, err = runGoChildThroughput(ctx, c.Addrs(), name, cell)
 	case "ceiling":
 		run, err = runCeilingThroughput(ctx, c.Addrs(), 1, cell)
 	case "ceiling-2conns":
@@ -325,14 +428,15 @@ func runThroughput(ctx context.Context, c *kafkatest.Cluster, name string, cell 
 	if err != nil {
 		return run, err
 	}
+	run.brokerCPU = -1
+	if brk1 := procCPU(pid); brk0 >= 0 && brk1 >= 0 {
+		run.brokerCPU = brk1 - brk0
+	}
 	after, err := topicEnd(ctx, c.Addrs())
 	if err != nil {
 		return run, err
 	}
-	want := int64(throughputWarmup + cell.count)
-	if run.records > 0 {
-		want = run.warmup + run.records
-	}
+	want := run.all(cell)
 	if got := after - before; got != want {
 		return run, fmt.Errorf("the log grew by %d records, want %d", got, want)
 	}
@@ -344,6 +448,8 @@ func runGoThroughput(ctx context.Context, addrs []string, name string, cell thro
 	switch name {
 	case "kgo":
 		open = openKgo
+	case "sarama":
+		open = openSarama
 	case "rollsafe-1conn":
 		open = func(_ context.Context, addrs []string, codec compress.Codec, ack ackFunc) (peerProducer, error) {
 			return newRollsafe(addrs, codec, ack, client.ProduceConnections(1))
@@ -361,14 +467,21 @@ func runGoThroughput(ctx context.Context, addrs []string, name string, cell thro
 	if err := p.flush(ctx); err != nil {
 		return throughputRun{}, err
 	}
-	bc := p.(batchCounter)
-	b0 := bc.batchesAcked()
-	c0, t0 := selfCPU(), time.Now()
+	bc, counts := p.(batchCounter) // sarama has no hook for it
+	var b0, q0 int64
+	if counts {
+		b0, q0 = bc.batchesAcked(), bc.requestsSent()
+	}
+	c0, s0, t0 := selfCPU(), sysCPU(), time.Now()
 	for i := range cell.count {
 		p.produce(ctx, &ring[(throughputWarmup+i)%len(ring)])
 	}
 	err = p.flush(ctx)
-	run := throughputRun{elapsed: time.Since(t0), cpu: selfCPU() - c0, batches: bc.batchesAcked() - b0}
+	run := throughputRun{elapsed: time.Since(t0), cpu: selfCPU() - c0, sys: sysCPU() - s0}
+	if counts {
+		run.batches = bc.batchesAcked() - b0
+		run.requests = bc.requestsSent() - q0
+	}
 	return run, err
 }
 
@@ -480,24 +593,74 @@ func median(xs []float64) float64 {
 // throughputTable renders the medians as bench/README.md's table.
 func throughputTable(cells []throughputCell, clients []string, runs map[string][]throughputRun, rounds int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "| cell | client | rec/s (median of %d) | MB/s | CPU s per 100k records | rec/s range |\n", rounds)
-	b.WriteString("|---|---|---:|---:|---:|---|\n")
+	fmt.Fprintf(&b, "| cell | client | rec/s (median of %d) | rec/s range | / kgo rec/s | (rounds min–max) | MB/s | CPU s per 100k records | of it kernel | / kgo CPU | broker CPU s per 100k | cores busy | rec/batch | rec/req |\n", rounds)
+	b.WriteString("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, cell := range cells {
 		ring := eventRing(cell.size)
 		bytesPer := float64(payloadBytes(ring, len(ring))) / float64(len(ring))
+		type med struct{ rps, cpu float64 }
+		meds := map[string]med{}
 		for _, name := range clients {
 			var rps, cpu []float64
 			for _, r := range runs[cell.String()+"/"+name] {
 				rps = append(rps, r.recPerSec(cell))
 				cpu = append(cpu, r.cpuPer100k(cell))
 			}
-			if len(rps) == 0 {
+			if len(rps) > 0 {
+				meds[name] = med{median(rps), median(cpu)}
+			}
+		}
+		kgo, haveKgo := meds["kgo"]
+		for _, name := range clients {
+			m, ok := meds[name]
+			if !ok {
 				continue
 			}
-			m := median(rps)
-			fmt.Fprintf(&b, "| %s | %s | %.0fk | %.1f | %.2f | %.0fk-%.0fk |\n", cell, name, m/1000, m*bytesPer/1e6,
-				median(cpu), slices.Min(rps)/1000, slices.Max(rps)/1000)
+			var rps, sys, brk, cores, perBatch, perReq []float64
+			for _, r := range runs[cell.String()+"/"+name] {
+				rps = append(rps, r.recPerSec(cell))
+				if r.sys > 0 {
+					sys = append(sys, r.sysPer100k(cell))
+				}
+				if v := r.brokerPer100k(cell); v >= 0 {
+					brk = append(brk, v)
+					cores = append(cores, r.cores(cell))
+				}
+				if v := r.perBatch(cell); v > 0 {
+					perBatch = append(perBatch, v)
+				}
+				if v := r.perRequest(cell); v > 0 {
+					perReq = append(perReq, v)
+				}
+			}
+			vsKgo, roundsVsKgo, cpuVsKgo := "–", "–", "–"
+			if haveKgo && name != "kgo" && kgo.rps > 0 && kgo.cpu > 0 {
+				vsKgo = fmt.Sprintf("%.2f×", m.rps/kgo.rps)
+				cpuVsKgo = fmt.Sprintf("%.2f×", m.cpu/kgo.cpu)
+				// Each round's ratio: the two ran minutes apart at most.
+				var ratios []float64
+				for i, r := range runs[cell.String()+"/"+name] {
+					if k := runs[cell.String()+"/kgo"]; i < len(k) {
+						ratios = append(ratios, r.recPerSec(cell)/k[i].recPerSec(cell))
+					}
+				}
+				if len(ratios) > 0 {
+					roundsVsKgo = fmt.Sprintf("%.2f–%.2f", slices.Min(ratios), slices.Max(ratios))
+				}
+			}
+			fmt.Fprintf(&b, "| %s | %s | %.0fk | %.0fk-%.0fk | %s | %s | %.1f | %.3f | %s | %s | %s | %s | %s | %s |\n", cell, name,
+				m.rps/1000, slices.Min(rps)/1000, slices.Max(rps)/1000, vsKgo, roundsVsKgo, m.rps*bytesPer/1e6,
+				m.cpu, medianOrDash(sys, "%.3f"), cpuVsKgo, medianOrDash(brk, "%.3f"), medianOrDash(cores, "%.2f"), medianOrDash(perBatch, "%.0f"), medianOrDash(perReq, "%.0f"))
 		}
 	}
+	b.WriteString("\nCPU: the client process's user+system time over the timed records, per 100k; of it kernel: the system part (Go clients, each run in a process of its own). Broker CPU: the broker JVM's (/proc, 10 ms ticks) over the whole run, warm-up included, per record produced. Cores busy: rec/s × (client + broker CPU per record), the share of the machine's cores the two kept busy at that rate. rec/batch and rec/req: records per acknowledged batch and per produce request written (the Go clients' hooks; sarama has none).\n")
 	return b.String()
+}
+
+// medianOrDash formats the median of xs, or "–" if there is none.
+func medianOrDash(xs []float64, format string) string {
+	if len(xs) == 0 {
+		return "–"
+	}
+	return fmt.Sprintf(format, median(xs))
 }

@@ -196,6 +196,23 @@ func (c *Cluster) node(id int32) *node {
 // Running reports whether node id's JVM is alive (paused counts).
 func (c *Cluster) Running(id int32) bool { return c.node(id).running() }
 
+// PID returns the process id of node id's running JVM (a paused one
+// counts), for a caller that samples it (its CPU time in /proc, say), or
+// an error if the node is not running.
+func (c *Cluster) PID(id int32) (int, error) {
+	nd := c.node(id)
+	cmd, exited := nd.proc()
+	if cmd == nil {
+		return 0, fmt.Errorf("kafkatest: node %d was never started", id)
+	}
+	select {
+	case <-exited:
+		return 0, fmt.Errorf("kafkatest: node %d is not running", id)
+	default:
+	}
+	return cmd.Process.Pid, nil
+}
+
 // Paused reports whether node id is stopped with SIGSTOP.
 func (c *Cluster) Paused(id int32) bool { return c.node(id).isPaused() }
 

@@ -104,12 +104,18 @@ func TestCluster(t *testing.T) {
 
 	t.Run("kill-start", func(t *testing.T) {
 		const id = 2
-		pid := c.node(id).cmd.Process.Pid
+		pid, err := c.PID(id)
+		if err != nil || pid != c.node(id).cmd.Process.Pid {
+			t.Fatalf("PID(%d) = %d, %v; the JVM is %d", id, pid, err, c.node(id).cmd.Process.Pid)
+		}
 		if err := c.Kill(id); err != nil {
 			t.Fatal(err)
 		}
 		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
 			t.Fatalf("pid %d still exists after Kill: %v", pid, err)
+		}
+		if got, err := c.PID(id); err == nil {
+			t.Fatalf("PID(%d) after Kill = %d, want an error", id, got)
 		}
 		if err := c.WaitFor(ctx, topic, "without node 2", func(p Partition) bool { return p.Leader >= 0 && p.Leader != id }); err != nil {
 			t.Fatal(err)
@@ -120,12 +126,16 @@ func TestCluster(t *testing.T) {
 		if err := c.WaitHealthy(ctx, topic); err != nil {
 			t.Fatal(err)
 		}
+		if got, err := c.PID(id); err != nil || got == pid {
+			t.Fatalf("PID(%d) after Start = %d, %v; want a new JVM's (the killed one was %d)", id, got, err, pid)
+		}
 		// Once Launch has the class-data archive (cds.go), a restarted
 		// broker's JVM maps it.
 		if cdsDisabled() {
 			return
 		}
-		maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", c.node(id).cmd.Process.Pid))
+		newPID, _ := c.PID(id)
+		maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", newPID))
 		if err != nil {
 			t.Skipf("no /proc here: %v", err)
 		}
