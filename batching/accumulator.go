@@ -145,8 +145,9 @@ func (a *Accumulator) partLocked(tp TopicPartition) *partition {
 // Append adds r to the open batch of tp, waiting for buffer room until
 // ctx ends. r's Key, Value and Headers are referenced, not copied: they
 // are encoded when the batch closes (on a worker) and stay referenced until
-// the batch is released, so they must not be modified until then. token is returned with the batch, in record order. A record that
-// cannot fit MaxRecordBytes fails at once with a *RecordTooLargeError.
+// the batch is released, so they must not be modified until then. token
+// is returned with the batch, in record order. A record that cannot fit
+// MaxRecordBytes fails at once with a *RecordTooLargeError.
 func (a *Accumulator) Append(ctx context.Context, tp TopicPartition, r *Record, token any) error {
 	return a.AppendTo(ctx, a.Ref(tp), r, token)
 }
@@ -154,8 +155,23 @@ func (a *Accumulator) Append(ctx context.Context, tp TopicPartition, r *Record, 
 // AppendTo is Append to the partition ref names; a ref of another
 // accumulator (or the zero ref) fails with ErrBadRef.
 func (a *Accumulator) AppendTo(ctx context.Context, ref PartitionRef, r *Record, token any) error {
+	return a.AppendSourceTo(ctx, ref, heldOf(r), token)
+}
+
+// heldOf is the Source of r as Append sees it: its fields now, and its
+// timestamp or, if zero, the time of the call.
+func heldOf(r *Record) Source {
+	h := holdRecord(r, timestampMillis(r, time.Now))
+	return &h
+}
+
+// AppendSourceTo is AppendTo of a Source: the batch keeps src itself (16
+// bytes per record, where AppendTo keeps a copy of the record's fields) and
+// reads its fields again when the batch is encoded and by Split, so they
+// must not change until the batch is released.
+func (a *Accumulator) AppendSourceTo(ctx context.Context, ref PartitionRef, src Source, token any) error {
 	for {
-		ch, err := a.tryAppend(ref, r, token, true)
+		ch, err := a.tryAppend(ref, src, token, true)
 		if ch == nil {
 			return err
 		}
@@ -181,19 +197,24 @@ func (a *Accumulator) TryAppend(tp TopicPartition, r *Record, token any) error {
 
 // TryAppendTo is TryAppend to the partition ref names.
 func (a *Accumulator) TryAppendTo(ref PartitionRef, r *Record, token any) error {
-	_, err := a.tryAppend(ref, r, token, false)
+	return a.TryAppendSourceTo(ref, heldOf(r), token)
+}
+
+// TryAppendSourceTo is TryAppendTo of a Source (see AppendSourceTo).
+func (a *Accumulator) TryAppendSourceTo(ref PartitionRef, src Source, token any) error {
+	_, err := a.tryAppend(ref, src, token, false)
 	return err
 }
 
-// tryAppend appends r, or, without room and if wait, registers a waiter and
-// returns the channel to wait on.
-func (a *Accumulator) tryAppend(ref PartitionRef, r *Record, token any, wait bool) (<-chan struct{}, error) {
+// tryAppend appends src, or, without room and if wait, registers a waiter
+// and returns the channel to wait on.
+func (a *Accumulator) tryAppend(ref PartitionRef, src Source, token any, wait bool) (<-chan struct{}, error) {
 	if ref.a != a || ref.p == nil {
 		return nil, ErrBadRef
 	}
-	h := holdRecord(r, timestampMillis(r, time.Now))
-	fields := h.fieldsLen()
-	// size is h's encoded length in the open batch, or as the first
+	key, value, headers, ts := src.BatchRecord()
+	fields := fieldsLen(key, value, headers)
+	// size is the record's encoded length in the open batch, or as the first
 	// record of a new one (its batch of one's length, plus the header,
 	// is what MaxRecordBytes bounds).
 	size := encodedLen(bodyLenOf(fields, 0, 0))
@@ -208,7 +229,7 @@ func (a *Accumulator) tryAppend(ref PartitionRef, r *Record, token any, wait boo
 	}
 	p := ref.p
 	if b := p.open; b != nil {
-		size = encodedLen(bodyLenOf(fields, h.ts-b.firstTS, int32(b.Records)))
+		size = encodedLen(bodyLenOf(fields, ts-b.firstTS, int32(b.Records)))
 		if b.rawLen+size > a.cfg.BatchBytes {
 			a.closeLocked(p)
 			size = first
@@ -240,7 +261,7 @@ func (a *Accumulator) tryAppend(ref PartitionRef, r *Record, token any, wait boo
 			a.linger.push(lingerEntry{p: p, id: b.id, deadline: time.Now().Add(a.cfg.Linger)}, a.lingerKick)
 		}
 	}
-	b.add(h, size, token)
+	b.add(src, ts, size, token)
 	a.bufRecords++
 	a.bufBytes += int64(size)
 	a.openRecords++
@@ -313,8 +334,8 @@ func (a *Accumulator) Release(b *Batch) {
 	b.part = nil
 	clear(b.Tokens)
 	b.Tokens = b.Tokens[:0]
-	clear(b.recs)
-	b.recs = b.recs[:0]
+	clear(b.srcs)
+	b.srcs = b.srcs[:0]
 	b.wire = nil
 	a.bufs.put(b.raw)
 	b.raw = nil

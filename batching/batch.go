@@ -24,11 +24,11 @@ type Batch struct {
 	id    uint64 // unique per open batch, for the linger queue
 	seq   uint64 // closing order within the partition
 
-	recs   []held // the records, in order, encoded by finish
-	rawLen int    // header plus the encoded records: the uncompressed size
-	raw    []byte // codec None: the header, then the encoded records (set by finish)
-	comp   []byte // header and compressed records (unused for codec None)
-	wire   []byte // raw or comp: what Bytes returns
+	srcs   []Source // the records, in order, encoded by finish
+	rawLen int      // header plus the encoded records: the uncompressed size
+	raw    []byte   // codec None: the header, then the encoded records (set by finish)
+	comp   []byte   // header and compressed records (unused for codec None)
+	wire   []byte   // raw or comp: what Bytes returns
 
 	firstTS, maxTS int64
 
@@ -128,8 +128,8 @@ func (b *Batch) reset(a *Accumulator, p *partition, tp TopicPartition, id uint64
 	b.acc = a
 	b.codec = a.cfg.Codec
 	b.id = id
-	clear(b.recs)
-	b.recs = b.recs[:0]
+	clear(b.srcs)
+	b.srcs = b.srcs[:0]
 	b.rawLen = batchHeaderLen
 	b.wire = nil
 	b.unsent = false
@@ -142,24 +142,25 @@ func (b *Batch) reset(a *Accumulator, p *partition, tp TopicPartition, id uint64
 // (from the pool) already has it: a batch that grew record by record would
 // copy its list at each doubling and leave every smaller list as garbage.
 func (b *Batch) reserve(n int) {
-	if cap(b.recs) >= n {
+	if cap(b.srcs) >= n {
 		return
 	}
 	n += n / 4
-	b.recs = make([]held, 0, n)
+	b.srcs = make([]Source, 0, n)
 	if cap(b.Tokens) < n {
 		b.Tokens = make([]any, 0, n)
 	}
 }
 
-// add appends h, whose encoded length in this batch is size.
-func (b *Batch) add(h held, size int, token any) {
+// add appends src, of timestamp ts, whose encoded length in this batch is
+// size.
+func (b *Batch) add(src Source, ts int64, size int, token any) {
 	if b.Records == 0 {
-		b.firstTS, b.maxTS = h.ts, h.ts
-	} else if h.ts > b.maxTS {
-		b.maxTS = h.ts
+		b.firstTS, b.maxTS = ts, ts
+	} else if ts > b.maxTS {
+		b.maxTS = ts
 	}
-	b.recs = append(b.recs, h)
+	b.srcs = append(b.srcs, src)
 	b.rawLen += size
 	b.Records++
 	b.Tokens = append(b.Tokens, token)

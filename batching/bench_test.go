@@ -247,7 +247,8 @@ func benchEncodeNone(b *testing.B, valueSize int) {
 		if bt.Records > 0 {
 			first = bt.firstTS
 		}
-		bt.add(h, encodedLen(h.bodyLen(h.ts-first, int32(bt.Records))), nil)
+		size := encodedLen(bodyLenOf(fieldsLen(h.key, h.value, h.headers), h.ts-first, int32(bt.Records)))
+		bt.add(&h, h.ts, size, nil)
 	}
 	if bt.rawLen != batchHeaderLen+len(section) {
 		b.Fatalf("batch of %d bytes, want %d", bt.rawLen, batchHeaderLen+len(section))

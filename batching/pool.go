@@ -17,7 +17,7 @@ type batchPool struct {
 }
 
 func batchCap(b *Batch) int64 {
-	return int64(cap(b.raw)+cap(b.comp)) + int64(cap(b.recs))*int64(unsafe.Sizeof(held{}))
+	return int64(cap(b.raw)+cap(b.comp)) + int64(cap(b.srcs))*int64(unsafe.Sizeof(Source(nil)))
 }
 
 // get returns a free batch, or a new one.

@@ -9,12 +9,27 @@ import (
 // timestamp delta, offset delta, null key, null value, no headers.
 const minRecordLen = 7
 
-// held is a record of an open batch: the caller's key, value and headers,
-// referenced (not copied) until the batch is finished, and its timestamp.
+// Source is a record an open batch references instead of copying it: the
+// accumulator reads its fields once when it is appended (for its size and
+// timestamp) and again when its batch is encoded, and keeps only the
+// Source itself, 16 bytes per record, until the batch is released.
+// BatchRecord must return the same values every time until then; ts is the
+// record's timestamp in milliseconds since the epoch.
+type Source interface {
+	BatchRecord() (key, value []byte, headers []Header, ts int64)
+}
+
+// held is the Source of a *Record appended through Append, TryAppend,
+// AppendTo or TryAppendTo: a copy of its fields (not of the bytes they
+// point to) and its timestamp.
 type held struct {
 	key, value []byte
 	headers    []Header
 	ts         int64 // ms since the epoch
+}
+
+func (h *held) BatchRecord() (key, value []byte, headers []Header, ts int64) {
+	return h.key, h.value, h.headers, h.ts
 }
 
 func holdRecord(r *Record, ts int64) held {
@@ -28,12 +43,12 @@ func bytesFieldLen(b []byte) int {
 	return varintLen(int64(len(b))) + len(b)
 }
 
-// fieldsLen is the encoded size of h's key, value and headers: the part of
-// its length that does not depend on its place in a batch.
-func (h *held) fieldsLen() int {
-	n := bytesFieldLen(h.key) + bytesFieldLen(h.value) + varintLen(int64(len(h.headers)))
-	for i := range h.headers {
-		hd := &h.headers[i]
+// fieldsLen is the encoded size of a record's key, value and headers: the
+// part of its length that does not depend on its place in a batch.
+func fieldsLen(key, value []byte, headers []Header) int {
+	n := bytesFieldLen(key) + bytesFieldLen(value) + varintLen(int64(len(headers)))
+	for i := range headers {
+		hd := &headers[i]
 		n += varintLen(int64(len(hd.Key))) + len(hd.Key) + bytesFieldLen(hd.Value)
 	}
 	return n
@@ -48,15 +63,9 @@ func bodyLenOf(fields int, tsDelta int64, offDelta int32) int {
 // encodedLen is the size of a record of body length body, prefix included.
 func encodedLen(body int) int { return varintLen(int64(body)) + body }
 
-// bodyLen is the encoded size of h after its length prefix.
-func (h *held) bodyLen(tsDelta int64, offDelta int32) int {
-	return bodyLenOf(h.fieldsLen(), tsDelta, offDelta)
-}
-
 // recordBodyLen is the encoded size of r after its length prefix.
 func recordBodyLen(r *Record, tsDelta int64, offDelta int32) int {
-	h := holdRecord(r, 0)
-	return h.bodyLen(tsDelta, offDelta)
+	return bodyLenOf(fieldsLen(r.Key, r.Value, r.Headers), tsDelta, offDelta)
 }
 
 // recordLen is the full encoded size of r, length prefix included.
@@ -73,17 +82,18 @@ func appendBytesField(b, v []byte) []byte {
 	return append(b, v...)
 }
 
-// appendHeld encodes h as the record at the given deltas onto b.
-func appendHeld(b []byte, h *held, tsDelta int64, offDelta int32) []byte {
-	b = appendVarint(b, int64(h.bodyLen(tsDelta, offDelta)))
+// appendRecord encodes the record of the given fields, at the given deltas,
+// onto b.
+func appendRecord(b, key, value []byte, headers []Header, tsDelta int64, offDelta int32) []byte {
+	b = appendVarint(b, int64(bodyLenOf(fieldsLen(key, value, headers), tsDelta, offDelta)))
 	b = append(b, 0) // attributes: unused in v2
 	b = appendVarint(b, tsDelta)
 	b = appendVarint(b, int64(offDelta))
-	b = appendBytesField(b, h.key)
-	b = appendBytesField(b, h.value)
-	b = appendVarint(b, int64(len(h.headers)))
-	for i := range h.headers {
-		hd := &h.headers[i]
+	b = appendBytesField(b, key)
+	b = appendBytesField(b, value)
+	b = appendVarint(b, int64(len(headers)))
+	for i := range headers {
+		hd := &headers[i]
 		b = appendVarint(b, int64(len(hd.Key)))
 		b = append(b, hd.Key...)
 		b = appendBytesField(b, hd.Value)
@@ -96,49 +106,53 @@ func appendHeld(b []byte, h *held, tsDelta int64, offDelta int32) []byte {
 // cache, large enough that the CRC runs at full speed.
 const crcChunk = 16 << 10
 
-// encodeRecords appends the encoding of b's held records to dst and
-// returns it; with sum, also the CRC32C of the appended bytes, computed
-// chunk by chunk right behind the copy (one pass over memory, not two).
+// encodeRecords appends the encoding of b's records to dst and returns it;
+// with sum, also the CRC32C of the appended bytes, computed chunk by chunk
+// right behind the copy (one pass over memory, not two).
 func (b *Batch) encodeRecords(dst []byte, sum bool) ([]byte, uint32) {
 	var crc uint32
 	done := len(dst)
-	for i := range b.recs {
-		if i%touchAhead == 0 {
-			touchHeld(b.recs[i:min(i+touchAhead, len(b.recs))])
-		}
-		h := &b.recs[i]
-		dst = appendHeld(dst, h, h.ts-b.firstTS, int32(i))
-		if sum && len(dst)-done >= crcChunk {
-			crc = crc32.Update(crc, castagnoli, dst[done:])
-			done = len(dst)
+	var chunk [touchAhead]held
+	for lo := 0; lo < len(b.srcs); lo += touchAhead {
+		hs := chunk[:min(touchAhead, len(b.srcs)-lo)]
+		loadHeld(hs, b.srcs[lo:])
+		for j := range hs {
+			h := &hs[j]
+			dst = appendRecord(dst, h.key, h.value, h.headers, h.ts-b.firstTS, int32(lo+j))
+			if sum && len(dst)-done >= crcChunk {
+				crc = crc32.Update(crc, castagnoli, dst[done:])
+				done = len(dst)
+			}
 		}
 	}
+	clear(chunk[:])
 	if sum {
 		crc = crc32.Update(crc, castagnoli, dst[done:])
 	}
 	return dst, crc
 }
 
-// touchAhead is how many records touchHeld brings into the cache at a time.
+// touchAhead is how many records loadHeld reads ahead of their encoding.
 const touchAhead = 32
 
-// touchSink and touchNever keep touchHeld's loads from being optimised
+// touchSink and touchNever keep loadHeld's loads from being optimised
 // away (no sum of bytes reaches touchNever).
 const touchNever = 1 << 62
 
 var touchSink atomic.Uint32
 
-// touchHeld reads the first and last byte of each record's key and value
-// before any is copied. A batch is encoded after its records were
-// produced, often out of the cache: copied one after another, each copy
-// first waits for memory; read here in a tight loop of independent loads,
-// the processor has many in flight at once and the copies that follow
-// find them cached (the lines between a value's first and last, the
-// hardware prefetcher brings).
-func touchHeld(recs []held) {
+// loadHeld reads the fields of the first len(hs) sources into hs, and the
+// first and last byte of each key and value, before any is copied. A batch
+// is encoded after its records were produced, often out of the cache:
+// copied one after another, each copy first waits for memory; read here
+// in a tight loop of independent loads, the processor has many in flight
+// at once and the copies that follow find them cached (the lines between
+// a value's first and last, the hardware prefetcher brings).
+func loadHeld(hs []held, srcs []Source) {
 	var x uint64
-	for i := range recs {
-		h := &recs[i]
+	for i := range hs {
+		h := &hs[i]
+		h.key, h.value, h.headers, h.ts = srcs[i].BatchRecord()
 		if n := len(h.key); n > 0 {
 			x += uint64(h.key[0]) + uint64(h.key[n-1])
 		}

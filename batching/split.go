@@ -27,9 +27,11 @@ func (b *Batch) Split(maxBytes int) ([]*Batch, error) {
 	if b.rawLen <= maxBytes {
 		target = batchHeaderLen + (b.rawLen-batchHeaderLen)/2
 	}
-	for i := range b.recs {
-		h := &b.recs[i]
-		body := h.bodyLen(0, 0)
+	fields := make([]int, len(b.srcs))
+	for i, src := range b.srcs {
+		key, value, headers, _ := src.BatchRecord()
+		fields[i] = fieldsLen(key, value, headers)
+		body := bodyLenOf(fields[i], 0, 0)
 		if n := batchHeaderLen + varintLen(int64(body)) + body; n > maxBytes {
 			return nil, &RecordTooLargeError{Size: n, Max: maxBytes}
 		}
@@ -38,10 +40,11 @@ func (b *Batch) Split(maxBytes int) ([]*Batch, error) {
 	var out []*Batch
 	var cur *Batch
 	var chargeBytes int64
-	for i, h := range b.recs {
+	for i, src := range b.srcs {
+		_, _, _, ts := src.BatchRecord()
 		var size int
 		if cur != nil {
-			body := h.bodyLen(h.ts-cur.firstTS, int32(cur.Records))
+			body := bodyLenOf(fields[i], ts-cur.firstTS, int32(cur.Records))
 			size = varintLen(int64(body)) + body
 			if cur.rawLen+size > target {
 				cur = nil
@@ -52,10 +55,10 @@ func (b *Batch) Split(maxBytes int) ([]*Batch, error) {
 			cur.reset(a, nil, b.TP, 0)
 			cur.codec = b.codec
 			out = append(out, cur)
-			body := h.bodyLen(0, 0)
+			body := bodyLenOf(fields[i], 0, 0)
 			size = varintLen(int64(body)) + body
 		}
-		cur.add(h, size, b.Tokens[i])
+		cur.add(src, ts, size, b.Tokens[i])
 		chargeBytes += int64(size)
 	}
 	seq := int64(b.baseSequence)

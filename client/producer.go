@@ -338,12 +338,12 @@ func (p *Producer) appendTo(ctx context.Context, r *Record, tp *topicParts, try 
 		return
 	}
 	r.Partition = part
-	br := batching.Record{Key: r.Key, Value: r.Value, Headers: r.Headers, Timestamp: r.Timestamp}
+	r.ts = r.Timestamp.UnixMilli()
 	var err error
 	if try {
-		err = p.acc.TryAppendTo(tp.refs[part], &br, tokenOf(r))
+		err = p.acc.TryAppendSourceTo(tp.refs[part], (*source)(r), tokenOf(r))
 	} else {
-		err = p.acc.AppendTo(ctx, tp.refs[part], &br, tokenOf(r))
+		err = p.acc.AppendSourceTo(ctx, tp.refs[part], (*source)(r), tokenOf(r))
 	}
 	switch {
 	case err == nil:

@@ -30,12 +30,22 @@ type Record struct {
 	Key       []byte // nil: a null key
 	Value     []byte // nil: a null value (a tombstone)
 	Headers   []Header
+	ts        int64     // Timestamp in ms, set when appended: read with Key, Value and Headers by its batch
 	Timestamp time.Time // zero: the time Produce is called
 
 	// Context is free for the caller's use; rollsafe never reads it.
 	Context any
 
 	direct bool // ProduceSync's: its outcome skips the callback queue
+}
+
+// source is a record as its batch reads it (batching.Source), a method of
+// rollsafe's own rather than of Record's.
+type source Record
+
+// BatchRecord returns the fields the record's batch encodes.
+func (s *source) BatchRecord() (key, value []byte, headers []Header, ts int64) {
+	return s.Key, s.Value, s.Headers, s.ts
 }
 
 // Result is the outcome of one record of ProduceSync.
