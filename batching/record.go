@@ -109,15 +109,37 @@ const crcChunk = 16 << 10
 // encodeRecords appends the encoding of b's records to dst and returns it;
 // with sum, also the CRC32C of the appended bytes, computed chunk by chunk
 // right behind the copy (one pass over memory, not two).
+//
+// Records are read touchAhead at a time into a local array, the first and
+// last byte of each key and value touched on the way, before any is
+// copied. A batch is encoded after its records were produced, often out of
+// the cache: copied one after another, each copy first waits for memory;
+// read in a tight loop of independent loads, the processor has many in
+// flight at once and the copies that follow find them cached (the lines
+// between a value's first and last, the hardware prefetcher brings). The
+// array is a local variable, not a slice, so that storing the fields into
+// it needs no write barrier.
 func (b *Batch) encodeRecords(dst []byte, sum bool) ([]byte, uint32) {
 	var crc uint32
 	done := len(dst)
 	var chunk [touchAhead]held
 	for lo := 0; lo < len(b.srcs); lo += touchAhead {
-		hs := chunk[:min(touchAhead, len(b.srcs)-lo)]
-		loadHeld(hs, b.srcs[lo:])
-		for j := range hs {
-			h := &hs[j]
+		srcs := b.srcs[lo:min(lo+touchAhead, len(b.srcs))]
+		var x uint64
+		for i, src := range srcs {
+			chunk[i].key, chunk[i].value, chunk[i].headers, chunk[i].ts = src.BatchRecord()
+			if k := chunk[i].key; len(k) > 0 {
+				x += uint64(k[0]) + uint64(k[len(k)-1])
+			}
+			if v := chunk[i].value; len(v) > 0 {
+				x += uint64(v[0]) + uint64(v[len(v)-1])
+			}
+		}
+		if x == touchNever {
+			touchSink.Add(1)
+		}
+		for j := range srcs {
+			h := &chunk[j]
 			dst = appendRecord(dst, h.key, h.value, h.headers, h.ts-b.firstTS, int32(lo+j))
 			if sum && len(dst)-done >= crcChunk {
 				crc = crc32.Update(crc, castagnoli, dst[done:])
@@ -125,45 +147,21 @@ func (b *Batch) encodeRecords(dst []byte, sum bool) ([]byte, uint32) {
 			}
 		}
 	}
-	clear(chunk[:])
 	if sum {
 		crc = crc32.Update(crc, castagnoli, dst[done:])
 	}
 	return dst, crc
 }
 
-// touchAhead is how many records loadHeld reads ahead of their encoding.
+// touchAhead is how many records encodeRecords reads ahead of their
+// encoding.
 const touchAhead = 32
 
-// touchSink and touchNever keep loadHeld's loads from being optimised
-// away (no sum of bytes reaches touchNever).
+// touchSink and touchNever keep encodeRecords' touches from being
+// optimised away (no sum of bytes reaches touchNever).
 const touchNever = 1 << 62
 
 var touchSink atomic.Uint32
-
-// loadHeld reads the fields of the first len(hs) sources into hs, and the
-// first and last byte of each key and value, before any is copied. A batch
-// is encoded after its records were produced, often out of the cache:
-// copied one after another, each copy first waits for memory; read here
-// in a tight loop of independent loads, the processor has many in flight
-// at once and the copies that follow find them cached (the lines between
-// a value's first and last, the hardware prefetcher brings).
-func loadHeld(hs []held, srcs []Source) {
-	var x uint64
-	for i := range hs {
-		h := &hs[i]
-		h.key, h.value, h.headers, h.ts = srcs[i].BatchRecord()
-		if n := len(h.key); n > 0 {
-			x += uint64(h.key[0]) + uint64(h.key[n-1])
-		}
-		if n := len(h.value); n > 0 {
-			x += uint64(h.value[0]) + uint64(h.value[n-1])
-		}
-	}
-	if x == touchNever {
-		touchSink.Add(1)
-	}
-}
 
 // batchOfOneLen is the size of r's batch of one.
 func batchOfOneLen(r *Record) int {
