@@ -3,7 +3,9 @@
 //
 // An Accumulator keeps one open batch per partition. Append only references
 // each record (its key, value and headers stay the caller's, unmodified,
-// until the batch is released) and counts its encoded size; a batch closes
+// until the batch is released) and counts its encoded size; AppendSourceTo
+// keeps a Source, 16 bytes per record, and reads its fields again when the
+// batch is encoded. A batch closes
 // when it reaches Config.BatchBytes, when its linger ends, or on Flush.
 // Closed batches are encoded (varints, as on the wire, the CRC32C computed
 // right behind the copy), compressed and checksummed by worker goroutines
