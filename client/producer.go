@@ -338,7 +338,6 @@ func (p *Producer) appendTo(ctx context.Context, r *Record, tp *topicParts, try 
 		return
 	}
 	r.Partition = part
-	r.ts = r.Timestamp.UnixMilli()
 	var err error
 	if try {
 		err = p.acc.TryAppendSourceTo(tp.refs[part], (*source)(r), tokenOf(r))
