@@ -27,11 +27,16 @@ func (b *Batch) Split(maxBytes int) ([]*Batch, error) {
 	if b.rawLen <= maxBytes {
 		target = batchHeaderLen + (b.rawLen-batchHeaderLen)/2
 	}
-	fields := make([]int, len(b.srcs))
+	// Each source is read once: its fields' length and timestamp.
+	type sized struct {
+		fields int
+		ts     int64
+	}
+	recs := make([]sized, len(b.srcs))
 	for i, src := range b.srcs {
-		key, value, headers, _ := src.BatchRecord()
-		fields[i] = fieldsLen(key, value, headers)
-		body := bodyLenOf(fields[i], 0, 0)
+		key, value, headers, ts := src.BatchRecord()
+		recs[i] = sized{fieldsLen(key, value, headers), ts}
+		body := bodyLenOf(recs[i].fields, 0, 0)
 		if n := batchHeaderLen + varintLen(int64(body)) + body; n > maxBytes {
 			return nil, &RecordTooLargeError{Size: n, Max: maxBytes}
 		}
@@ -41,10 +46,10 @@ func (b *Batch) Split(maxBytes int) ([]*Batch, error) {
 	var cur *Batch
 	var chargeBytes int64
 	for i, src := range b.srcs {
-		_, _, _, ts := src.BatchRecord()
+		fields, ts := recs[i].fields, recs[i].ts
 		var size int
 		if cur != nil {
-			body := bodyLenOf(fields[i], ts-cur.firstTS, int32(cur.Records))
+			body := bodyLenOf(fields, ts-cur.firstTS, int32(cur.Records))
 			size = varintLen(int64(body)) + body
 			if cur.rawLen+size > target {
 				cur = nil
@@ -55,7 +60,7 @@ func (b *Batch) Split(maxBytes int) ([]*Batch, error) {
 			cur.reset(a, nil, b.TP, 0)
 			cur.codec = b.codec
 			out = append(out, cur)
-			body := bodyLenOf(fields[i], 0, 0)
+			body := bodyLenOf(fields, 0, 0)
 			size = varintLen(int64(body)) + body
 		}
 		cur.add(src, ts, size, b.Tokens[i])
