@@ -168,47 +168,97 @@ func (b *Batch) add(src Source, ts int64, size int, token any) {
 	b.chargeRecords++
 }
 
+// scratch is what a batch worker keeps from one compressed batch to the
+// next, so that neither buffer is allocated, or leaves the cache, per
+// batch.
+type scratch struct {
+	enc []byte // records encoded before compression
+	out []byte // compressed output, before its copy to the batch
+}
+
+// maxKeptScratch bounds each scratch buffer kept between batches: one
+// unusually large batch does not pin its buffers.
+const maxKeptScratch = 4 << 20
+
 // finish encodes the records, compresses them and writes the header and
-// CRC, once. scratch is a buffer the caller keeps between calls (nil for
-// none): the uncompressed records of a compressed batch are encoded there,
-// so that only the compressed bytes stay with the batch.
-func (b *Batch) finish(c *compress.Compressor, scratch *[]byte) {
+// CRC, once. sc holds the caller's buffers between calls (nil for none):
+// the records of a compressed batch are encoded and compressed there, and
+// only the compressed bytes, copied into a buffer of their size, stay with
+// the batch.
+func (b *Batch) finish(c *compress.Compressor, sc *scratch) {
 	if b.codec == compress.None {
 		b.raw = b.acc.bufs.get(b.rawLen)
 		var crc uint32
-		b.raw, crc = b.encodeRecords(b.raw[:batchHeaderLen], true)
+		b.raw, crc, _ = b.encodeRecords(b.raw[:batchHeaderLen], true, nil)
 		b.wire = b.raw
 		b.writeHeader(crc)
 		return
 	}
-	var s []byte
-	if scratch != nil {
-		s = *scratch
+	if sc == nil {
+		sc = new(scratch)
 	}
-	if cap(s) < b.rawLen {
-		s = make([]byte, batchHeaderLen, b.rawLen)
-	}
-	s, _ = b.encodeRecords(s[:batchHeaderLen], false)
-	if scratch != nil {
-		*scratch = s
-	}
-	if cap(b.comp) < batchHeaderLen {
-		b.comp = make([]byte, batchHeaderLen, batchHeaderLen+len(s)/2)
-	}
-	out, err := c.Compress(b.comp[:batchHeaderLen], s[batchHeaderLen:])
+	out, err := b.compressRecords(c, sc)
 	if err != nil {
 		// Unreachable with the codecs of package compress; an
 		// uncompressed batch is still valid, so send that.
 		slog.Error("batching: compression failed, sending batch uncompressed",
 			"topic", b.TP.Topic, "partition", b.TP.Partition, "codec", b.codec, "err", err)
 		b.codec = compress.None
-		b.raw = append(b.acc.bufs.get(len(s)), s...)
+		b.raw = b.acc.bufs.get(b.rawLen)
+		var crc uint32
+		b.raw, crc, _ = b.encodeRecords(b.raw[:batchHeaderLen], true, nil)
 		b.wire = b.raw
-	} else {
-		b.comp = out
-		b.wire = out
+		b.writeHeader(crc)
+		return
 	}
+	// The copy reads out hot from the cache; compressing straight into a
+	// batch's own buffer meant a fresh buffer sized for the worst case
+	// (half the records), zeroed and written out of the cache.
+	if cap(b.comp) >= len(out) {
+		b.comp = append(b.comp[:0], out...)
+	} else {
+		b.comp = append([]byte(nil), out...)
+	}
+	if cap(out) > maxKeptScratch {
+		out = nil
+	}
+	sc.out = out[:0]
+	b.wire = b.comp
 	b.writeHeader(crc32.Checksum(b.wire[batchHeaderLen:], castagnoli))
+}
+
+// compressRecords encodes b's records and returns a batch header's room
+// followed by their compressed form, in sc.out. Codecs that compress a
+// stream (gzip, lz4) get the records streamChunk at a time, encoded into
+// sc.enc and reused; the others get them whole, encoded into sc.enc.
+func (b *Batch) compressRecords(c *compress.Compressor, sc *scratch) ([]byte, error) {
+	if cap(sc.out) < batchHeaderLen {
+		sc.out = make([]byte, 0, batchHeaderLen+b.rawLen/2)
+	}
+	s := sc.enc
+	defer func() {
+		if cap(s) > maxKeptScratch {
+			s = nil
+		}
+		sc.enc = s[:0]
+	}()
+	if st, ok := c.Stream(sc.out[:batchHeaderLen]); ok {
+		if cap(s) < 2*streamChunk {
+			s = make([]byte, 0, 2*streamChunk)
+		}
+		var err error
+		s, _, err = b.encodeRecords(s[:0], false, &st)
+		out, cerr := st.Close()
+		if err != nil {
+			return nil, err
+		}
+		return out, cerr
+	}
+	if cap(s) < b.rawLen {
+		s = make([]byte, 0, b.rawLen)
+	}
+	s, _, _ = b.encodeRecords(s[:0], false, nil)
+	return c.Compress(sc.out[:batchHeaderLen], s)
 }
 
 // writeHeader fills in the header of wire, whose records (after the

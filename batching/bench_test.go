@@ -253,13 +253,13 @@ func benchEncodeNone(b *testing.B, valueSize int) {
 	if bt.rawLen != batchHeaderLen+len(section) {
 		b.Fatalf("batch of %d bytes, want %d", bt.rawLen, batchHeaderLen+len(section))
 	}
-	var scratch []byte
+	var sc scratch
 	b.SetBytes(int64(len(section)))
 	b.ReportAllocs()
 	cpu0 := cpuTime()
 	b.ResetTimer()
 	for range b.N {
-		bt.finish(nil, &scratch)
+		bt.finish(nil, &sc)
 		a.bufs.put(bt.raw)
 		bt.raw = nil
 	}

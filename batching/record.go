@@ -3,6 +3,8 @@ package batching
 import (
 	"hash/crc32"
 	"sync/atomic"
+
+	"github.com/rollsafe/rollsafe/compress"
 )
 
 // minRecordLen is the smallest encoded record: length, attributes,
@@ -108,7 +110,9 @@ const crcChunk = 16 << 10
 
 // encodeRecords appends the encoding of b's records to dst and returns it;
 // with sum, also the CRC32C of the appended bytes, computed chunk by chunk
-// right behind the copy (one pass over memory, not two).
+// right behind the copy (one pass over memory, not two). With st, the
+// encoded bytes are written to st every streamChunk or so instead and dst
+// is returned with its length at the call (sum must be false then).
 //
 // Records are read touchAhead at a time into a local array, the first and
 // last byte of each key and value touched on the way, before any is
@@ -119,9 +123,10 @@ const crcChunk = 16 << 10
 // between a value's first and last, the hardware prefetcher brings). The
 // array is a local variable, not a slice, so that storing the fields into
 // it needs no write barrier.
-func (b *Batch) encodeRecords(dst []byte, sum bool) ([]byte, uint32) {
+func (b *Batch) encodeRecords(dst []byte, sum bool, st *compress.Stream) ([]byte, uint32, error) {
 	var crc uint32
 	done := len(dst)
+	base := len(dst)
 	var chunk [touchAhead]held
 	for lo := 0; lo < len(b.srcs); lo += touchAhead {
 		srcs := b.srcs[lo:min(lo+touchAhead, len(b.srcs))]
@@ -146,12 +151,31 @@ func (b *Batch) encodeRecords(dst []byte, sum bool) ([]byte, uint32) {
 				done = len(dst)
 			}
 		}
+		if st != nil && len(dst)-base >= streamChunk {
+			if err := st.Write(dst[base:]); err != nil {
+				return dst, 0, err
+			}
+			dst = dst[:base]
+		}
+	}
+	if st != nil && len(dst) > base {
+		if err := st.Write(dst[base:]); err != nil {
+			return dst, 0, err
+		}
+		dst = dst[:base]
 	}
 	if sum {
 		crc = crc32.Update(crc, castagnoli, dst[done:])
 	}
-	return dst, crc
+	return dst, crc, nil
 }
+
+// streamChunk is how many encoded bytes encodeRecords lets pile up before
+// it hands them to a compression stream: the buffer they are encoded into
+// is reused, so it stays in the cache (encoding a whole 1 MiB batch first
+// and compressing it after wrote and read back a buffer that had left the
+// cache in between).
+const streamChunk = 32 << 10
 
 // touchAhead is how many records encodeRecords reads ahead of their
 // encoding.

@@ -28,14 +28,14 @@ func TestAppendSource(t *testing.T) {
 	if n := unsafe.Sizeof(Source(nil)); n != 16 {
 		t.Fatalf("a Source takes %d bytes", n)
 	}
-	for _, codec := range []compress.Codec{compress.None, compress.Gzip, compress.Zstd} {
+	for _, codec := range []compress.Codec{compress.None, compress.Gzip, compress.LZ4, compress.Zstd} {
 		t.Run(codec.String(), func(t *testing.T) {
 			col := newCollector()
 			a := newAcc(t, Config{Linger: -1, Codec: codec}, col.ready)
 			tp := TopicPartition{Topic: "t", Partition: 0}
 			ref := a.Ref(tp)
 			rng := rand.New(rand.NewPCG(7, uint64(codec)))
-			srcs := make([]*countingSource, 200)
+			srcs := make([]*countingSource, 1000) // several streamChunks
 			want := make([]Record, len(srcs))
 			for i := range srcs {
 				srcs[i] = &countingSource{r: randomRecord(rng, 300)}
@@ -56,6 +56,9 @@ func TestAppendSource(t *testing.T) {
 				t.Fatalf("want one batch of %d records, got %d batches", len(srcs), len(bs))
 			}
 			b := bs[0]
+			if b.rawLen < 3*streamChunk {
+				t.Fatalf("batch of %d bytes: compressed in fewer than three stream chunks", b.rawLen)
+			}
 			if got := cap(b.srcs) * int(unsafe.Sizeof(Source(nil))); batchCap(b) != int64(cap(b.raw)+cap(b.comp)+got) {
 				t.Fatalf("pool charges %d bytes, want buffers plus %d for the sources", batchCap(b), got)
 			}

@@ -67,9 +67,9 @@ func (b *Batch) Split(maxBytes int) ([]*Batch, error) {
 		chargeBytes += int64(size)
 	}
 	seq := int64(b.baseSequence)
-	var scratch []byte
+	var sc scratch
 	for _, c := range out {
-		c.finish(a.comp, &scratch)
+		c.finish(a.comp, &sc)
 		if b.producerID != -1 || b.epoch != -1 || b.baseSequence != -1 {
 			s := int32(-1)
 			if b.baseSequence >= 0 {

@@ -102,14 +102,14 @@ func (q *workQueue) close() {
 // their encoded copies too.
 func (a *Accumulator) worker() {
 	defer a.wg.Done()
-	var scratch []byte // the encoded records of compressed batches
+	var sc scratch // the buffers of compressed batches
 	for {
 		b := a.work.pop()
 		if b == nil {
 			return
 		}
 		if b.codec != compress.None || a.unsent.Load() < a.eagerUnsent {
-			b.finish(a.comp, &scratch)
+			b.finish(a.comp, &sc)
 			if b.codec == compress.None {
 				b.unsent = true
 				a.unsent.Add(int64(b.rawLen))

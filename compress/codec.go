@@ -27,6 +27,9 @@ var (
 	ErrTooLarge = errors.New("compress: decompressed size exceeds limit")
 	// ErrCorrupt: the compressed input is malformed.
 	ErrCorrupt = errors.New("compress: corrupt input")
+	// ErrStreamClosed: Write or Close on a Stream already closed (or the
+	// zero Stream).
+	ErrStreamClosed = errors.New("compress: stream closed")
 )
 
 // String returns Kafka's name for the codec ("none", "gzip", ...).
