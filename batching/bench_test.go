@@ -235,9 +235,26 @@ func BenchmarkEncodeNone1KB(b *testing.B) { benchEncodeNone(b, fixture.Large) }
 // the per-record work (varints, two short copies) weighs more than the copy.
 func BenchmarkEncodeNone100B(b *testing.B) { benchEncodeNone(b, fixture.Small) }
 
-func benchEncodeNone(b *testing.B, valueSize int) {
+// BenchmarkEncodeGzip1KB guards the encoding and compression of a gzip
+// batch on a batch worker: one op is finish on a full batch of held 1 KB
+// fixture records, with the worker's scratch — records encoded 32 KiB at a
+// time into a reused buffer and streamed to the compressor, compressed into
+// a reused output buffer, copied to the batch at its size. Its cpu-MB/s
+// against RawGzip1KB's (the compressor alone on the same bytes) is the
+// overhead of everything but the compressor (the hot path stays >= 85 % of
+// it); allocs/op 0 while the buffers are reused.
+func BenchmarkEncodeGzip1KB(b *testing.B) { benchEncode(b, fixture.Large, compress.Gzip) }
+
+func benchEncodeNone(b *testing.B, valueSize int) { benchEncode(b, valueSize, compress.None) }
+
+func benchEncode(b *testing.B, valueSize int, codec compress.Codec) {
 	recs, section := benchRecords(b, valueSize)
-	a := &Accumulator{}
+	comp, err := compress.NewCompressor(codec, compress.DefaultLevel)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := &Accumulator{comp: comp}
+	a.cfg.Codec = codec
 	a.bufs.maxBytes = 1 << 30
 	bt := new(Batch)
 	bt.reset(a, nil, TopicPartition{"bench", 0}, 0)
@@ -259,7 +276,10 @@ func benchEncodeNone(b *testing.B, valueSize int) {
 	cpu0 := cpuTime()
 	b.ResetTimer()
 	for range b.N {
-		bt.finish(nil, &sc)
+		bt.finish(a.comp, &sc)
+		if bt.codec != codec {
+			b.Fatalf("batch sent as %v, want %v", bt.codec, codec)
+		}
 		a.bufs.put(bt.raw)
 		bt.raw = nil
 	}
