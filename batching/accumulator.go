@@ -21,11 +21,14 @@ type Accumulator struct {
 	pool  batchPool
 	bufs  bufPool
 
-	// unsent is the bytes of uncompressed batches encoded by a worker and
-	// not handed out (Bytes) yet; above eagerUnsent workers leave them to
-	// Bytes.
+	// unsent is the bytes of batches encoded (and compressed) by a worker
+	// and not handed out (Bytes) yet; from eagerUnsent on, workers deliver
+	// closed batches unencoded and encode them later, as room frees, unless
+	// Bytes does it first (see Accumulator.worker).
 	unsent      atomic.Int64
 	eagerUnsent int64
+	// scratches are the buffers of batches encoded by Bytes.
+	scratches sync.Pool
 
 	mu         sync.Mutex
 	parts      map[TopicPartition]*partition
@@ -49,10 +52,25 @@ type Accumulator struct {
 	wg         sync.WaitGroup
 }
 
-// eagerUnsentBatches is how many full batches' worth of encoded,
-// uncompressed batches may wait to be sent before the workers leave the
-// encoding of further ones to Bytes (see Accumulator.worker).
+// eagerUnsentBatches is how many full batches' worth of encoded bytes may
+// wait to be sent before the workers deliver further batches unencoded
+// (see Accumulator.worker).
 const eagerUnsentBatches = 8
+
+// eagerUnsentFor is the accumulator's eagerUnsent. Uncompressed: eight
+// batches' worth (at most half of MaxBufferedBytes) — copying records into
+// a batch costs little when it is sent. Compressed: at least a quarter of
+// MaxBufferedBytes of compressed bytes, so that records a stalled broker
+// leaves buffered are compressed while it is away (and go out at the
+// network's pace when it is back) while their compressed copies add at
+// most a quarter to the bound, even when the values do not compress.
+func eagerUnsentFor(cfg Config) int64 {
+	n := min(eagerUnsentBatches*int64(cfg.BatchBytes), cfg.MaxBufferedBytes/2)
+	if cfg.Codec != compress.None {
+		n = max(n, cfg.MaxBufferedBytes/4)
+	}
+	return n
+}
 
 // partition is the per-partition state.
 type partition struct {
@@ -96,8 +114,9 @@ func NewAccumulator(cfg Config, ready func(*Batch)) (*Accumulator, error) {
 	}
 	a.pool.maxBytes = cfg.MaxBufferedBytes
 	a.bufs.maxBytes = 2 * cfg.MaxBufferedBytes
-	a.eagerUnsent = min(eagerUnsentBatches*int64(cfg.BatchBytes), cfg.MaxBufferedBytes/2)
-	a.work.init()
+	a.eagerUnsent = eagerUnsentFor(cfg)
+	a.scratches.New = func() any { return new(scratch) }
+	a.work.init(func() bool { return a.unsent.Load() < a.eagerUnsent })
 	a.wg.Add(cfg.Workers)
 	for range cfg.Workers {
 		go a.worker()
@@ -326,9 +345,9 @@ func (a *Accumulator) Release(b *Batch) {
 		a.room = nil
 	}
 	a.mu.Unlock()
-	if b.unsent {
-		b.unsent = false
-		a.unsent.Add(-int64(b.rawLen))
+	b.encMu.Lock() // a worker catching up on b finishes first
+	if b.unsentBytes != 0 {
+		a.uncountUnsent(b)
 	}
 	b.acc = nil
 	b.part = nil
@@ -339,6 +358,7 @@ func (a *Accumulator) Release(b *Batch) {
 	b.wire = nil
 	a.bufs.put(b.raw)
 	b.raw = nil
+	b.encMu.Unlock()
 	a.pool.put(b)
 }
 

@@ -3,6 +3,7 @@ package batching
 import (
 	"hash/crc32"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/rollsafe/rollsafe/compress"
@@ -36,9 +37,15 @@ type Batch struct {
 	// recordsShift crcShift of their length, set by finish.
 	recordsCRC, recordsShift uint32
 
-	// unsent: encoded by a worker and counted in the accumulator's
-	// unsent bytes until Bytes, SetProducer or Release.
-	unsent bool
+	// unsentBytes: encoded by a worker, and counted (these bytes) in the
+	// accumulator's unsent bytes until Bytes, SetProducer or Release.
+	unsentBytes int64
+
+	// encMu serialises the finishing of a batch delivered unencoded (by
+	// Bytes or SetProducer on its sender's side, or by a worker catching
+	// up) and guards what decides it — acc, id, wire — against reset and
+	// Release.
+	encMu sync.Mutex
 
 	producerID   int64
 	epoch        int16
@@ -63,16 +70,24 @@ func (b *Batch) Bytes() []byte {
 	return b.wire
 }
 
-// encode encodes a batch the workers left unencoded, and takes an encoded
-// one out of the accumulator's count of encoded batches not handed out.
+// encode encodes a batch the workers left unencoded (waiting for a worker
+// that is encoding it), and takes an encoded one out of the accumulator's
+// count of encoded batches not handed out.
 func (b *Batch) encode() {
-	if b.unsent {
-		b.unsent = false
-		b.acc.unsent.Add(-int64(b.rawLen))
+	a := b.acc
+	if a == nil {
+		return
 	}
-	if b.wire == nil && b.acc != nil {
-		b.finish(b.acc.comp, nil)
+	b.encMu.Lock()
+	if b.unsentBytes != 0 {
+		a.uncountUnsent(b)
 	}
+	if b.wire == nil {
+		sc := a.scratches.Get().(*scratch)
+		b.finish(a.comp, sc)
+		a.scratches.Put(sc)
+	}
+	b.encMu.Unlock()
 }
 
 // Codec returns the codec the batch is compressed with.
@@ -119,6 +134,8 @@ func (b *Batch) crc() uint32 {
 // reset prepares a pooled batch to be the open batch of tp. Its buffers
 // are sized when it is finished.
 func (b *Batch) reset(a *Accumulator, p *partition, tp TopicPartition, id uint64) {
+	b.encMu.Lock()
+	defer b.encMu.Unlock()
 	b.TP = tp
 	b.part = p
 	b.holding, b.waitSend = false, false
@@ -132,7 +149,7 @@ func (b *Batch) reset(a *Accumulator, p *partition, tp TopicPartition, id uint64
 	b.srcs = b.srcs[:0]
 	b.rawLen = batchHeaderLen
 	b.wire = nil
-	b.unsent = false
+	b.unsentBytes = 0
 	b.firstTS, b.maxTS = 0, 0
 	b.producerID, b.epoch, b.baseSequence = -1, -1, -1
 	b.chargeBytes, b.chargeRecords = 0, 0

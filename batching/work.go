@@ -3,11 +3,12 @@ package batching
 import (
 	"context"
 	"sync"
-
-	"github.com/rollsafe/rollsafe/compress"
+	"sync/atomic"
 )
 
-// workQueue is an unbounded FIFO of closed batches waiting for a worker.
+// workQueue is an unbounded FIFO of closed batches waiting for a worker,
+// and a second one of batches delivered unencoded for want of room, for a
+// worker to encode once room frees (unless their sender got there first).
 // It is unbounded so that closing a batch never blocks while holding the
 // accumulator's lock; MaxBufferedBytes bounds it in practice.
 type workQueue struct {
@@ -18,9 +19,24 @@ type workQueue struct {
 	closed   bool
 	inflight int           // pushed, not yet returned from ready
 	drained  chan struct{} // closed when inflight reaches 0
+
+	room     func() bool // whether a worker may encode ahead of the sender
+	late     []lateBatch
+	lateHead int
+	lateN    atomic.Int32 // len(late) - lateHead
 }
 
-func (q *workQueue) init() { q.cond.L = &q.mu }
+// lateBatch is a batch delivered unencoded, with its id then: a batch
+// released meanwhile, and maybe reused, has another (or none).
+type lateBatch struct {
+	b  *Batch
+	id uint64
+}
+
+func (q *workQueue) init(room func() bool) {
+	q.cond.L = &q.mu
+	q.room = room
+}
 
 func (q *workQueue) push(b *Batch) {
 	q.mu.Lock()
@@ -42,20 +58,62 @@ func (q *workQueue) backlog() int {
 	return len(q.items) - q.head
 }
 
-// pop waits for a batch; nil means the queue is closed and empty.
-func (q *workQueue) pop() *Batch {
+// pop waits for work: a late batch (late, with its id then) when there is
+// room to encode ahead, else a closed batch; nil means the queue is closed
+// and has no closed batch left (late ones are left to their senders).
+func (q *workQueue) pop() (b *Batch, id uint64, late bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for q.head == len(q.items) && !q.closed {
+	for {
+		if q.lateHead < len(q.late) && !q.closed && q.room() {
+			e := q.late[q.lateHead]
+			q.late[q.lateHead] = lateBatch{}
+			q.lateHead++
+			if q.lateHead == len(q.late) {
+				q.late, q.lateHead = q.late[:0], 0
+			}
+			q.lateN.Add(-1)
+			return e.b, e.id, true
+		}
+		if q.head < len(q.items) {
+			b := q.items[q.head]
+			q.items[q.head] = nil
+			q.head++
+			return b, 0, false
+		}
+		if q.closed {
+			return nil, 0, false
+		}
 		q.cond.Wait()
 	}
-	if q.head == len(q.items) {
-		return nil
+}
+
+// pushLate queues b, about to be delivered unencoded, for a worker to
+// encode once there is room.
+func (q *workQueue) pushLate(b *Batch) {
+	q.mu.Lock()
+	if q.lateHead > 0 && q.lateHead >= len(q.late)/2 {
+		n := copy(q.late, q.late[q.lateHead:])
+		clear(q.late[n:])
+		q.late, q.lateHead = q.late[:n], 0
 	}
-	b := q.items[q.head]
-	q.items[q.head] = nil
-	q.head++
-	return b
+	q.late = append(q.late, lateBatch{b: b, id: b.id})
+	q.lateN.Add(1)
+	room := q.room()
+	q.mu.Unlock()
+	if room { // freed since the worker looked
+		q.cond.Broadcast()
+	}
+}
+
+// roomFreed wakes the workers if late batches wait for room.
+func (q *workQueue) roomFreed() {
+	if q.lateN.Load() == 0 {
+		return
+	}
+	q.mu.Lock() // a worker between its check of room and its Wait holds it
+	q.cond.Broadcast()
+	q.mu.Unlock()
 }
 
 // done records that a batch came back from ready.
@@ -96,27 +154,62 @@ func (q *workQueue) close() {
 }
 
 // worker encodes and compresses closed batches until the queue closes.
-// Uncompressed batches are left to be encoded when first sent (by Bytes)
-// while encoded ones not handed out yet reach eagerUnsent bytes: a stalled
-// or slow broker then keeps only the callers' records in memory, not
-// their encoded copies too.
+// While the encoded batches not handed out yet (Bytes) hold eagerUnsent
+// bytes or more (compressed bytes for a codec), it delivers closed batches
+// unencoded and queues them as late; as batches are handed out and room
+// frees, it encodes late batches their senders have not reached yet,
+// oldest first. A stalled or slow broker then keeps the callers' records
+// in memory and only a bounded amount of their encoded copies, while a
+// broker that keeps up finds its batches encoded (and compressed, in
+// parallel) ahead of it.
 func (a *Accumulator) worker() {
 	defer a.wg.Done()
 	var sc scratch // the buffers of compressed batches
 	for {
-		b := a.work.pop()
+		b, id, late := a.work.pop()
 		if b == nil {
 			return
 		}
-		if b.codec != compress.None || a.unsent.Load() < a.eagerUnsent {
+		if late {
+			a.catchUp(b, id, &sc)
+			continue
+		}
+		if a.unsent.Load() < a.eagerUnsent {
 			b.finish(a.comp, &sc)
-			if b.codec == compress.None {
-				b.unsent = true
-				a.unsent.Add(int64(b.rawLen))
-			}
+			a.countUnsent(b)
+		} else {
+			a.work.pushLate(b)
 		}
 		a.deliver(b)
 	}
+}
+
+// catchUp encodes late batch b, delivered unencoded as id, unless its
+// sender has encoded it, is encoding it, or it was released.
+func (a *Accumulator) catchUp(b *Batch, id uint64, sc *scratch) {
+	if !b.encMu.TryLock() {
+		return // Bytes is encoding it, or Release or reset holds it
+	}
+	if b.acc == a && b.id == id && b.wire == nil {
+		b.finish(a.comp, sc)
+		a.countUnsent(b)
+	}
+	b.encMu.Unlock()
+}
+
+// countUnsent counts encoded batch b in the unsent bytes until it is handed
+// out or released.
+func (a *Accumulator) countUnsent(b *Batch) {
+	b.unsentBytes = int64(len(b.wire))
+	a.unsent.Add(b.unsentBytes)
+}
+
+// uncountUnsent takes b out of the unsent bytes (b handed out or
+// released), waking workers for late batches.
+func (a *Accumulator) uncountUnsent(b *Batch) {
+	a.unsent.Add(-b.unsentBytes)
+	b.unsentBytes = 0
+	a.work.roomFreed()
 }
 
 // deliver hands b to ready once every batch closed before it on its

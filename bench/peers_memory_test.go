@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -29,89 +30,123 @@ const (
 // warm-up, b.N 1 KB records are produced (each value freshly allocated, as
 // an application serialising events would), then the broker resumes and
 // every record is flushed. Both clients get the same limits (1Mi records,
-// 2 GiB). Reported: peak-RSS-MB (VmHWM of the whole process, reset before
-// the records), heap-MB (heap in use with the records buffered), live-MB
-// (heap after a GC with the records still buffered) and unacked (records
-// without an outcome when the last was produced). Run with
+// 2 GiB), uncompressed and with gzip (whose compressed batches a client
+// may hold besides the records), on the fixture's values and on random
+// ones gzip cannot shrink (values=random: a compressed copy as large as its
+// records). Reported: peak-RSS-MB (VmHWM of the whole process, reset
+// before the records), heap-MB (heap in use with the records buffered),
+// live-MB (heap after a GC with the records still buffered) and unacked
+// (records without an outcome when the last was produced). Run with
 //
 //	go test -run '^$' -bench BenchmarkBuffered -benchtime 1000000x -benchmem
 //
 // (Linux: SIGSTOP and /proc).
 func BenchmarkBuffered(b *testing.B) {
 	ring := eventRing(fixture.Large)
-	for _, name := range []string{"rollsafe", "kgo"} {
-		b.Run("client="+name, func(b *testing.B) {
-			bp, err := startBrokerProc(brokerSpec{"kfake", 1})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer func() {
-				if err := bp.stop(); err != nil {
-					b.Error(err)
-				}
-			}()
-			var p peerProducer
-			var o *outcomes
-			if name == "rollsafe" {
-				rp, err := newRollsafe(bp.addrs, compress.None, nil, client.MaxBuffered(bufferedRecords, bufferedBytes))
-				if err != nil {
-					b.Fatal(err)
-				}
-				p, o = rp, &rp.o
-			} else {
-				kp, err := newKgo(bp.addrs, compress.None, nil, kgo.MaxBufferedRecords(bufferedRecords), kgo.MaxBufferedBytes(bufferedBytes))
-				if err != nil {
-					b.Fatal(err)
-				}
-				p, o = kp, &kp.o
-			}
-			defer func() {
-				if err := p.close(); err != nil {
-					b.Error(err)
-				}
-			}()
-			ctx, cancel := context.WithTimeout(context.Background(), benchTimeout)
-			defer cancel()
-			for i := range benchWarmup {
-				p.produce(ctx, &ring[i%len(ring)])
-			}
-			if err := p.flush(ctx); err != nil {
-				b.Fatal(err)
-			}
-			if err := bp.pause(); err != nil {
-				b.Skip("cannot stall the broker:", err)
-			}
-			runtime.GC()
-			var m0, m1, m2 runtime.MemStats
-			runtime.ReadMemStats(&m0)
-			peakRSS(true)
-			before := o.resolved.Load()
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := range b.N {
-				src := &ring[i%len(ring)]
-				ev := fixture.Event{Key: src.Key, Value: append([]byte(nil), src.Value...), Timestamp: src.Timestamp}
-				p.produce(ctx, &ev)
-			}
-			b.StopTimer()
-			unacked := int64(b.N) - (o.resolved.Load() - before)
-			hwm, _ := peakRSS(false)
-			runtime.ReadMemStats(&m1)
-			runtime.GC()
-			runtime.ReadMemStats(&m2)
-			if err := bp.resume(); err != nil {
-				b.Fatal(err)
-			}
-			if err := p.flush(ctx); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportMetric(float64(hwm)/(1<<20), "peak-RSS-MB")
-			b.ReportMetric(float64(m1.HeapInuse)/(1<<20), "heap-MB")
-			b.ReportMetric(float64(m2.HeapAlloc)/(1<<20), "live-MB")
-			b.ReportMetric(float64(unacked), "unacked")
-			b.ReportMetric(0, "ns/op")
-		})
+	random := randomRing(ring)
+	for _, c := range []struct {
+		name  string
+		codec compress.Codec
+		ring  []fixture.Event
+	}{
+		{"codec=none", compress.None, ring},
+		{"codec=gzip", compress.Gzip, ring},
+		{"codec=gzip/values=random", compress.Gzip, random},
+	} {
+		for _, name := range []string{"rollsafe", "kgo"} {
+			b.Run(c.name+"/client="+name, func(b *testing.B) {
+				benchBuffered(b, c.ring, c.codec, name)
+			})
+		}
 	}
+}
+
+// randomRing is ring with random values of the same sizes: gzip finds no
+// match within its 32 KiB window in them.
+func randomRing(ring []fixture.Event) []fixture.Event {
+	rng := rand.New(rand.NewPCG(1, 2))
+	out := make([]fixture.Event, len(ring))
+	for i, ev := range ring {
+		v := make([]byte, len(ev.Value))
+		for j := range v {
+			v[j] = byte(rng.Uint32())
+		}
+		out[i] = fixture.Event{Key: ev.Key, Value: v, Timestamp: ev.Timestamp}
+	}
+	return out
+}
+
+// benchBuffered is one client and codec of BenchmarkBuffered.
+func benchBuffered(b *testing.B, ring []fixture.Event, codec compress.Codec, name string) {
+	bp, err := startBrokerProc(brokerSpec{"kfake", 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		if err := bp.stop(); err != nil {
+			b.Error(err)
+		}
+	}()
+	var p peerProducer
+	var o *outcomes
+	if name == "rollsafe" {
+		rp, err := newRollsafe(bp.addrs, codec, nil, client.MaxBuffered(bufferedRecords, bufferedBytes))
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, o = rp, &rp.o
+	} else {
+		kp, err := newKgo(bp.addrs, codec, nil, kgo.MaxBufferedRecords(bufferedRecords), kgo.MaxBufferedBytes(bufferedBytes))
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, o = kp, &kp.o
+	}
+	defer func() {
+		if err := p.close(); err != nil {
+			b.Error(err)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), benchTimeout)
+	defer cancel()
+	for i := range benchWarmup {
+		p.produce(ctx, &ring[i%len(ring)])
+	}
+	if err := p.flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if err := bp.pause(); err != nil {
+		b.Skip("cannot stall the broker:", err)
+	}
+	runtime.GC()
+	var m0, m1, m2 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	peakRSS(true)
+	before := o.resolved.Load()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		src := &ring[i%len(ring)]
+		ev := fixture.Event{Key: src.Key, Value: append([]byte(nil), src.Value...), Timestamp: src.Timestamp}
+		p.produce(ctx, &ev)
+	}
+	b.StopTimer()
+	unacked := int64(b.N) - (o.resolved.Load() - before)
+	hwm, _ := peakRSS(false)
+	runtime.ReadMemStats(&m1)
+	runtime.GC()
+	runtime.ReadMemStats(&m2)
+	if err := bp.resume(); err != nil {
+		b.Fatal(err)
+	}
+	if err := p.flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(hwm)/(1<<20), "peak-RSS-MB")
+	b.ReportMetric(float64(m1.HeapInuse)/(1<<20), "heap-MB")
+	b.ReportMetric(float64(m2.HeapAlloc)/(1<<20), "live-MB")
+	b.ReportMetric(float64(unacked), "unacked")
+	b.ReportMetric(0, "ns/op")
 }
 
 // TestMaxBufferedStalledBroker: with its broker stalled (SIGSTOP), a
