@@ -10,11 +10,15 @@
 // Closed batches are encoded (varints, as on the wire, the CRC32C computed
 // right behind the copy), compressed and checksummed by worker goroutines
 // (GOMAXPROCS by default), in parallel even within one partition, and
-// handed to the ready callback in closing order per partition. A compressed
-// batch keeps only its compressed bytes; an uncompressed one gets a buffer
-// of its size class from a pool, and is left for its first Bytes to encode
-// while eight batches' worth of encoded ones wait to be sent (a stalled
-// broker then costs the callers' records, not a second copy of them). The
+// handed to the ready callback in closing order per partition; records are
+// streamed to the compressor 32 KiB at a time from a reused buffer. A
+// compressed batch keeps only its compressed bytes; an uncompressed one
+// gets a buffer of its size class from a pool. While encoded batches not
+// yet handed out (Bytes) hold eight batches' worth (compressed: a quarter
+// of MaxBufferedBytes, if more), closed batches are delivered unencoded and
+// encoded by a worker as room frees, or by their first Bytes: a stalled
+// broker then costs the callers' records and a bounded part more, not a
+// second copy of them. The
 // bytes of a Batch are then reused verbatim on every retry; SetProducer
 // patches only the producer id, epoch and base sequence and the CRC (an
 // epoch bump costs no recompression), and Split re-batches the records of a

@@ -154,8 +154,11 @@ func BatchRecords(n int) Option { return func(c *config) { c.batchRecords = n } 
 // MaxRecordBytes sets the largest record accepted (default 1 MiB).
 func MaxRecordBytes(n int) Option { return func(c *config) { c.maxRecordBytes = n } }
 
-// MaxBuffered sets the backpressure limits: records and bytes buffered and
-// not yet acknowledged (default 1Mi records, 64 MiB).
+// MaxBuffered sets the backpressure limits: records and bytes (keys,
+// values and headers, uncompressed) buffered and not yet acknowledged
+// (default 1Mi records, 64 MiB). With compression, batches compressed ahead
+// of their sending add at most a quarter of bytes more while the broker
+// does not take them.
 func MaxBuffered(records int, bytes int64) Option {
 	return func(c *config) { c.maxBufferedRecs, c.maxBufferedBytes = records, bytes }
 }
