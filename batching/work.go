@@ -40,11 +40,7 @@ func (q *workQueue) init(room func() bool) {
 
 func (q *workQueue) push(b *Batch) {
 	q.mu.Lock()
-	if q.head > 0 && q.head >= len(q.items)/2 {
-		n := copy(q.items, q.items[q.head:])
-		clear(q.items[n:])
-		q.items, q.head = q.items[:n], 0
-	}
+	q.items, q.head = compact(q.items, q.head)
 	q.items = append(q.items, b)
 	q.inflight++
 	q.mu.Unlock()
@@ -88,15 +84,23 @@ func (q *workQueue) pop() (b *Batch, id uint64, late bool) {
 	}
 }
 
+// compact moves a FIFO's items from head on to its start once head has
+// passed half of them, so that a queue that never empties does not grow
+// without end; it returns the FIFO and its new head.
+func compact[T any](s []T, head int) ([]T, int) {
+	if head == 0 || head < len(s)/2 {
+		return s, head
+	}
+	n := copy(s, s[head:])
+	clear(s[n:])
+	return s[:n], 0
+}
+
 // pushLate queues b, about to be delivered unencoded, for a worker to
 // encode once there is room.
 func (q *workQueue) pushLate(b *Batch) {
 	q.mu.Lock()
-	if q.lateHead > 0 && q.lateHead >= len(q.late)/2 {
-		n := copy(q.late, q.late[q.lateHead:])
-		clear(q.late[n:])
-		q.late, q.lateHead = q.late[:n], 0
-	}
+	q.late, q.lateHead = compact(q.late, q.lateHead)
 	q.late = append(q.late, lateBatch{b: b, id: b.id})
 	q.lateN.Add(1)
 	room := q.room()
