@@ -36,7 +36,25 @@ type Cluster struct {
 // is left running. One cluster runs at a time on a machine: Launch first
 // waits (bounded by ctx) for any other kafkatest cluster to close (see
 // LockPath).
-func Launch(ctx context.Context, cfg Config) (c *Cluster, err error) {
+//
+// Ports are picked free and released for the brokers to bind, so another
+// process may take one in between (loopback clients take ephemeral ports
+// from the same range); a cluster in a directory of its own is then
+// launched again on new ports, up to three times in all.
+func Launch(ctx context.Context, cfg Config) (*Cluster, error) {
+	for attempt := 1; ; attempt++ {
+		c, err := launchOnce(ctx, cfg)
+		if err == nil || attempt == 3 || cfg.Dir != "" || !errors.Is(err, errPortTaken) || ctx.Err() != nil {
+			return c, err
+		}
+		if cfg.Logf != nil {
+			cfg.Logf("kafkatest: launch %d: a port was taken before its broker bound it; launching again on new ports", attempt)
+		}
+	}
+}
+
+// launchOnce is one attempt of Launch.
+func launchOnce(ctx context.Context, cfg Config) (c *Cluster, err error) {
 	cfg = cfg.withDefaults()
 	if err := validateSecurity(cfg); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package kafkatest
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 )
@@ -33,5 +34,29 @@ func TestParseJavaVersion(t *testing.T) {
 	}
 	if _, err := parseJavaVersion([]byte("bash: java: not found")); err == nil {
 		t.Error("no version found, no error")
+	}
+}
+
+// A node whose broker could not bind a port (another process took it
+// after freePorts released it) is recognised from its log, which is what
+// lets Launch try again on new ports; other start failures are not.
+func TestPortTakenFromLog(t *testing.T) {
+	nd := &node{dir: t.TempDir()}
+	if nd.portTaken() {
+		t.Fatal("no log: port taken")
+	}
+	write := func(s string) {
+		if err := os.WriteFile(nd.logPath(), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("[04:45:13,466] ERROR [BrokerServer id=0] Fatal error during broker startup.\njava.lang.OutOfMemoryError: Java heap space\n")
+	if nd.portTaken() {
+		t.Fatal("out of memory read as a port taken")
+	}
+	write("org.apache.kafka.common.KafkaException: Socket server failed to bind to 127.0.0.1:33649: Address already in use.\n" +
+		"Caused by: java.net.BindException: Address already in use\n")
+	if !nd.portTaken() {
+		t.Fatal("bind failure not recognised")
 	}
 }

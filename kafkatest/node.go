@@ -253,13 +253,28 @@ func (c *Cluster) startNode(ctx context.Context, nd *node) error {
 		}
 		select {
 		case <-exited:
-			return fmt.Errorf("kafkatest: node %d exited while starting (%v); log tail:\n%s", nd.id, nd.exitErr(), tail(nd.logPath(), 40))
+			err := fmt.Errorf("kafkatest: node %d exited while starting (%v); log tail:\n%s", nd.id, nd.exitErr(), tail(nd.logPath(), 40))
+			if nd.portTaken() {
+				err = fmt.Errorf("%w: %w", errPortTaken, err)
+			}
+			return err
 		case <-ctx.Done():
 			_ = nd.kill()
 			return fmt.Errorf("kafkatest: node %d not serving after %v (%v): %w; log tail:\n%s", nd.id, c.cfg.StartTimeout, last, ctx.Err(), tail(nd.logPath(), 40))
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// errPortTaken: a node could not bind one of its ports, which another
+// process took between freePorts releasing it and the JVM binding it.
+var errPortTaken = errors.New("kafkatest: a port was taken before its node bound it")
+
+// portTaken reports whether the node's log says a listener could not bind
+// its port because it was in use.
+func (nd *node) portTaken() bool {
+	b, err := os.ReadFile(nd.logPath())
+	return err == nil && bytes.Contains(b, []byte("java.net.BindException: Address already in use"))
 }
 
 func (nd *node) exitErr() error {
