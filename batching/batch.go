@@ -204,11 +204,7 @@ const maxKeptScratch = 4 << 20
 // the batch.
 func (b *Batch) finish(c *compress.Compressor, sc *scratch) {
 	if b.codec == compress.None {
-		b.raw = b.acc.bufs.get(b.rawLen)
-		var crc uint32
-		b.raw, crc, _ = b.encodeRecords(b.raw[:batchHeaderLen], true, nil)
-		b.wire = b.raw
-		b.writeHeader(crc)
+		b.finishRaw()
 		return
 	}
 	if sc == nil {
@@ -221,11 +217,7 @@ func (b *Batch) finish(c *compress.Compressor, sc *scratch) {
 		slog.Error("batching: compression failed, sending batch uncompressed",
 			"topic", b.TP.Topic, "partition", b.TP.Partition, "codec", b.codec, "err", err)
 		b.codec = compress.None
-		b.raw = b.acc.bufs.get(b.rawLen)
-		var crc uint32
-		b.raw, crc, _ = b.encodeRecords(b.raw[:batchHeaderLen], true, nil)
-		b.wire = b.raw
-		b.writeHeader(crc)
+		b.finishRaw()
 		return
 	}
 	// The copy reads out hot from the cache; compressing straight into a
@@ -242,6 +234,16 @@ func (b *Batch) finish(c *compress.Compressor, sc *scratch) {
 	sc.out = out[:0]
 	b.wire = b.comp
 	b.writeHeader(crc32.Checksum(b.wire[batchHeaderLen:], castagnoli))
+}
+
+// finishRaw encodes the records uncompressed, with their CRC32C, into a
+// pooled buffer of their size class and writes the header.
+func (b *Batch) finishRaw() {
+	b.raw = b.acc.bufs.get(b.rawLen)
+	var crc uint32
+	b.raw, crc, _ = b.encodeRecords(b.raw[:batchHeaderLen], true, nil)
+	b.wire = b.raw
+	b.writeHeader(crc)
 }
 
 // compressRecords encodes b's records and returns a batch header's room

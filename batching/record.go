@@ -151,18 +151,12 @@ func (b *Batch) encodeRecords(dst []byte, sum bool, st *compress.Stream) ([]byte
 				done = len(dst)
 			}
 		}
-		if st != nil && len(dst)-base >= streamChunk {
+		if st != nil && (len(dst)-base >= streamChunk || lo+touchAhead >= len(b.srcs)) {
 			if err := st.Write(dst[base:]); err != nil {
 				return dst, 0, err
 			}
 			dst = dst[:base]
 		}
-	}
-	if st != nil && len(dst) > base {
-		if err := st.Write(dst[base:]); err != nil {
-			return dst, 0, err
-		}
-		dst = dst[:base]
 	}
 	if sum {
 		crc = crc32.Update(crc, castagnoli, dst[done:])

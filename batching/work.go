@@ -178,7 +178,7 @@ func (a *Accumulator) worker() {
 			a.catchUp(b, id, &sc)
 			continue
 		}
-		if a.unsent.Load() < a.eagerUnsent {
+		if a.work.room() {
 			b.finish(a.comp, &sc)
 			a.countUnsent(b)
 		} else {

@@ -115,19 +115,6 @@ type streamEnc struct {
 	a appender
 }
 
-// compress appends src's compressed form to dst through the writer.
-func (e *streamEnc) compress(dst, src []byte) ([]byte, error) {
-	e.a.b = dst
-	e.w.Reset(&e.a)
-	_, err := e.w.Write(src)
-	if err == nil {
-		err = e.w.Close()
-	}
-	out := e.a.b
-	e.a.b = nil
-	return out, err
-}
-
 func (a *appender) Write(p []byte) (int, error) { a.b = append(a.b, p...); return len(p), nil }
 
 // Compress appends the compressed form of src to dst and returns it.
@@ -144,10 +131,12 @@ func (cm *Compressor) Compress(dst, src []byte) ([]byte, error) {
 		cm.pool.Put(e)
 		return dst, nil
 	case Gzip, LZ4:
-		e := cm.pool.Get().(*streamEnc)
-		out, err := e.compress(dst, src)
-		cm.pool.Put(e)
-		return out, err
+		st, _ := cm.Stream(dst)
+		if err := st.Write(src); err != nil {
+			_, _ = st.Close()
+			return dst, err
+		}
+		return st.Close()
 	}
 	return dst, fmt.Errorf("%w: %d", ErrUnknownCodec, int8(cm.codec))
 }
