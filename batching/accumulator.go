@@ -165,7 +165,7 @@ func (a *Accumulator) partLocked(tp TopicPartition) *partition {
 // ctx ends. r's Key, Value and Headers are referenced, not copied: they
 // are encoded when the batch closes (on a worker) and stay referenced until
 // the batch is released, so they must not be modified until then. token
-// is returned with the batch, in record order. A record that cannot fit
+// is returned with the batch (Batch.Token), in record order. A record that cannot fit
 // MaxRecordBytes fails at once with a *RecordTooLargeError.
 func (a *Accumulator) Append(ctx context.Context, tp TopicPartition, r *Record, token any) error {
 	return a.AppendTo(ctx, a.Ref(tp), r, token)
@@ -174,23 +174,24 @@ func (a *Accumulator) Append(ctx context.Context, tp TopicPartition, r *Record, 
 // AppendTo is Append to the partition ref names; a ref of another
 // accumulator (or the zero ref) fails with ErrBadRef.
 func (a *Accumulator) AppendTo(ctx context.Context, ref PartitionRef, r *Record, token any) error {
-	return a.AppendSourceTo(ctx, ref, heldOf(r), token)
+	return a.AppendSourceTo(ctx, ref, heldOf(r, token))
 }
 
-// heldOf is the Source of r as Append sees it: its fields now, and its
-// timestamp or, if zero, the time of the call.
-func heldOf(r *Record) Source {
-	h := holdRecord(r, timestampMillis(r, time.Now))
+// heldOf is the Source of r as Append sees it: its fields now, its
+// timestamp or, if zero, the time of the call, and its token.
+func heldOf(r *Record, token any) Source {
+	h := holdRecord(r, timestampMillis(r, time.Now), token)
 	return &h
 }
 
 // AppendSourceTo is AppendTo of a Source: the batch keeps src itself (16
-// bytes per record, where AppendTo keeps a copy of the record's fields) and
+// bytes per record, where AppendTo keeps a copy of the record's fields),
 // reads its fields again when the batch is encoded and by Split, so they
-// must not change until the batch is released.
-func (a *Accumulator) AppendSourceTo(ctx context.Context, ref PartitionRef, src Source, token any) error {
+// must not change until the batch is released, and returns it as the
+// record's token (Batch.Sources, Batch.Token).
+func (a *Accumulator) AppendSourceTo(ctx context.Context, ref PartitionRef, src Source) error {
 	for {
-		ch, err := a.tryAppend(ref, src, token, true)
+		ch, err := a.tryAppend(ref, src, true)
 		if ch == nil {
 			return err
 		}
@@ -216,18 +217,18 @@ func (a *Accumulator) TryAppend(tp TopicPartition, r *Record, token any) error {
 
 // TryAppendTo is TryAppend to the partition ref names.
 func (a *Accumulator) TryAppendTo(ref PartitionRef, r *Record, token any) error {
-	return a.TryAppendSourceTo(ref, heldOf(r), token)
+	return a.TryAppendSourceTo(ref, heldOf(r, token))
 }
 
 // TryAppendSourceTo is TryAppendTo of a Source (see AppendSourceTo).
-func (a *Accumulator) TryAppendSourceTo(ref PartitionRef, src Source, token any) error {
-	_, err := a.tryAppend(ref, src, token, false)
+func (a *Accumulator) TryAppendSourceTo(ref PartitionRef, src Source) error {
+	_, err := a.tryAppend(ref, src, false)
 	return err
 }
 
 // tryAppend appends src, or, without room and if wait, registers a waiter
 // and returns the channel to wait on.
-func (a *Accumulator) tryAppend(ref PartitionRef, src Source, token any, wait bool) (<-chan struct{}, error) {
+func (a *Accumulator) tryAppend(ref PartitionRef, src Source, wait bool) (<-chan struct{}, error) {
 	if ref.a != a || ref.p == nil {
 		return nil, ErrBadRef
 	}
@@ -280,7 +281,7 @@ func (a *Accumulator) tryAppend(ref PartitionRef, src Source, token any, wait bo
 			a.linger.push(lingerEntry{p: p, id: b.id, deadline: time.Now().Add(a.cfg.Linger)}, a.lingerKick)
 		}
 	}
-	b.add(src, ts, size, token)
+	b.add(src, ts, size)
 	a.bufRecords++
 	a.bufBytes += int64(size)
 	a.openRecords++
@@ -351,13 +352,13 @@ func (a *Accumulator) Release(b *Batch) {
 	}
 	b.acc = nil
 	b.part = nil
-	clear(b.Tokens)
-	b.Tokens = b.Tokens[:0]
 	clear(b.srcs)
 	b.srcs = b.srcs[:0]
 	b.wire = nil
 	a.bufs.put(b.raw)
 	b.raw = nil
+	a.bufs.put(b.comp)
+	b.comp = nil
 	b.encMu.Unlock()
 	a.pool.put(b)
 }

@@ -16,8 +16,7 @@ import (
 // for Split, until Release.
 type Batch struct {
 	TP      TopicPartition
-	Records int   // number of records
-	Tokens  []any // the tokens given to Append, one per record, in order
+	Records int // number of records
 
 	acc   *Accumulator
 	part  *partition // nil for batches made by Split
@@ -25,10 +24,10 @@ type Batch struct {
 	id    uint64 // unique per open batch, for the linger queue
 	seq   uint64 // closing order within the partition
 
-	srcs   []Source // the records, in order, encoded by finish
+	srcs   []Source // the records, in order, encoded by finish; each also its token
 	rawLen int      // header plus the encoded records: the uncompressed size
 	raw    []byte   // codec None: the header, then the encoded records (set by finish)
-	comp   []byte   // header and compressed records (unused for codec None)
+	comp   []byte   // header and compressed records (unused for codec None), from bufs
 	wire   []byte   // raw or comp: what Bytes returns
 
 	firstTS, maxTS int64
@@ -90,6 +89,22 @@ func (b *Batch) encode() {
 	b.encMu.Unlock()
 }
 
+// Sources returns the batch's records as they were appended, in order:
+// each the Source given to AppendSourceTo, which is its token (one
+// appended by Append or AppendTo is a copy of its fields; Token returns
+// its token). The slice is the batch's own, valid until Release: a
+// record's source is 16 bytes and no token is kept beside it.
+func (b *Batch) Sources() []Source { return b.srcs }
+
+// Token returns the token of the batch's i-th record: the token given to
+// Append or AppendTo, or the Source given to AppendSourceTo.
+func (b *Batch) Token(i int) any {
+	if h, ok := b.srcs[i].(*held); ok {
+		return h.token
+	}
+	return b.srcs[i]
+}
+
 // Codec returns the codec the batch is compressed with.
 func (b *Batch) Codec() compress.Codec { return b.codec }
 
@@ -140,8 +155,6 @@ func (b *Batch) reset(a *Accumulator, p *partition, tp TopicPartition, id uint64
 	b.part = p
 	b.holding, b.waitSend = false, false
 	b.Records = 0
-	clear(b.Tokens)
-	b.Tokens = b.Tokens[:0]
 	b.acc = a
 	b.codec = a.cfg.Codec
 	b.id = id
@@ -164,14 +177,11 @@ func (b *Batch) reserve(n int) {
 	}
 	n += n / 4
 	b.srcs = make([]Source, 0, n)
-	if cap(b.Tokens) < n {
-		b.Tokens = make([]any, 0, n)
-	}
 }
 
 // add appends src, of timestamp ts, whose encoded length in this batch is
 // size.
-func (b *Batch) add(src Source, ts int64, size int, token any) {
+func (b *Batch) add(src Source, ts int64, size int) {
 	if b.Records == 0 {
 		b.firstTS, b.maxTS = ts, ts
 	} else if ts > b.maxTS {
@@ -180,7 +190,6 @@ func (b *Batch) add(src Source, ts int64, size int, token any) {
 	b.srcs = append(b.srcs, src)
 	b.rawLen += size
 	b.Records++
-	b.Tokens = append(b.Tokens, token)
 	b.chargeBytes += int64(size)
 	b.chargeRecords++
 }
@@ -222,12 +231,12 @@ func (b *Batch) finish(c *compress.Compressor, sc *scratch) {
 	}
 	// The copy reads out hot from the cache; compressing straight into a
 	// batch's own buffer meant a fresh buffer sized for the worst case
-	// (half the records), zeroed and written out of the cache.
-	if cap(b.comp) >= len(out) {
-		b.comp = append(b.comp[:0], out...)
-	} else {
-		b.comp = append([]byte(nil), out...)
-	}
+	// (half the records), zeroed and written out of the cache. The copy's
+	// buffer comes from the size-class pool, as an uncompressed batch's
+	// does: kept with the Batch, a buffer of one batch's exact size was too
+	// small for the next batch half the time, and a fresh one costs the
+	// page faults of memory the runtime had returned to the system.
+	b.comp = append(b.acc.bufs.get(len(out)), out...)
 	if cap(out) > maxKeptScratch {
 		out = nil
 	}

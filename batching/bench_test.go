@@ -259,13 +259,13 @@ func benchEncode(b *testing.B, valueSize int, codec compress.Codec) {
 	bt := new(Batch)
 	bt.reset(a, nil, TopicPartition{"bench", 0}, 0)
 	for i := range recs {
-		h := holdRecord(&recs[i], recs[i].Timestamp.UnixMilli())
+		h := holdRecord(&recs[i], recs[i].Timestamp.UnixMilli(), nil)
 		first := h.ts
 		if bt.Records > 0 {
 			first = bt.firstTS
 		}
 		size := encodedLen(bodyLenOf(fieldsLen(h.key, h.value, h.headers), h.ts-first, int32(bt.Records)))
-		bt.add(&h, h.ts, size, nil)
+		bt.add(&h, h.ts, size)
 	}
 	if bt.rawLen != batchHeaderLen+len(section) {
 		b.Fatalf("batch of %d bytes, want %d", bt.rawLen, batchHeaderLen+len(section))
@@ -282,6 +282,8 @@ func benchEncode(b *testing.B, valueSize int, codec compress.Codec) {
 		}
 		a.bufs.put(bt.raw)
 		bt.raw = nil
+		a.bufs.put(bt.comp)
+		bt.comp = nil
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(len(section))*float64(b.N)/(cpuTime()-cpu0).Seconds()/1e6, "cpu-MB/s")

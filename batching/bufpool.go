@@ -5,11 +5,13 @@ import (
 	"sync"
 )
 
-// bufPool recycles the encoded-records buffers of uncompressed batches by
-// size class. A batch's size is known only when it is encoded, and sizes
-// vary (batches closed by linger, by size, by Flush), so buffers kept with
-// the Batch objects missed most of the time: a freshly allocated MiB costs
-// the page faults and zeroing of a new buffer on every copy into it. The
+// bufPool recycles batches' wire buffers by size class: the encoded records
+// of uncompressed batches and the compressed copies of compressed ones. A
+// batch's size is known only when it is encoded, and sizes vary (batches
+// closed by linger, by size, by Flush; compressed sizes from batch to
+// batch), so buffers kept with the Batch objects missed most of the time: a
+// freshly allocated MiB costs the page faults and zeroing of a new buffer
+// on every copy into it. The
 // classes are quarter steps between powers of two from 4 KiB (4, 5, 6, 7,
 // 8, 10, 12, 14, 16 KiB, ...), so a buffer is at most 25 % larger than its
 // batch. Like batchPool it survives garbage collections and holds at most

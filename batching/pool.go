@@ -5,8 +5,8 @@ import (
 	"unsafe"
 )
 
-// batchPool keeps released batches, with their record lists and compressed
-// buffers, for reuse (uncompressed batches' buffers go to bufPool). Unlike a
+// batchPool keeps released batches, with their record lists, for reuse
+// (their encoded and compressed bytes' buffers go to bufPool). Unlike a
 // sync.Pool it survives garbage collections, so that steady production
 // allocates nothing per batch; it holds at most maxBytes of capacity.
 type batchPool struct {

@@ -23,19 +23,20 @@ type Source interface {
 
 // held is the Source of a *Record appended through Append, TryAppend,
 // AppendTo or TryAppendTo: a copy of its fields (not of the bytes they
-// point to) and its timestamp.
+// point to), its timestamp and the token given with it.
 type held struct {
 	key, value []byte
 	headers    []Header
 	ts         int64 // ms since the epoch
+	token      any
 }
 
 func (h *held) BatchRecord() (key, value []byte, headers []Header, ts int64) {
 	return h.key, h.value, h.headers, h.ts
 }
 
-func holdRecord(r *Record, ts int64) held {
-	return held{key: r.Key, value: r.Value, headers: r.Headers, ts: ts}
+func holdRecord(r *Record, ts int64, token any) held {
+	return held{key: r.Key, value: r.Value, headers: r.Headers, ts: ts, token: token}
 }
 
 func bytesFieldLen(b []byte) int {

@@ -45,8 +45,8 @@ func TestPartitionRef(t *testing.T) {
 	if len(bs) != 1 || bs[0].Records != 4 {
 		t.Fatalf("want one batch of 4 records, got %d batches", len(bs))
 	}
-	for i, tok := range bs[0].Tokens {
-		if tok != i {
+	for i := range bs[0].Records {
+		if tok := bs[0].Token(i); tok != i {
 			t.Fatalf("token %d is %v", i, tok)
 		}
 	}

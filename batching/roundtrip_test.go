@@ -61,8 +61,8 @@ func checkPartition(bs []*Batch, want []Record, codec compress.Codec, maxBatch i
 		if err != nil {
 			return fmt.Errorf("batch %d: %w", bi, err)
 		}
-		if len(d) != 1 || len(d[0].Records) != b.Records || len(b.Tokens) != b.Records {
-			return fmt.Errorf("batch %d: %d batches, %d records, %d tokens; want 1, %d", bi, len(d), len(d[0].Records), len(b.Tokens), b.Records)
+		if len(d) != 1 || len(d[0].Records) != b.Records || len(b.Sources()) != b.Records {
+			return fmt.Errorf("batch %d: %d batches, %d records, %d sources; want 1, %d", bi, len(d), len(d[0].Records), len(b.Sources()), b.Records)
 		}
 		h := d[0].Header
 		if h.Codec() != codec || h.ProducerID != -1 || h.BaseSequence != -1 || h.PartitionLeaderEpoch != -1 {
@@ -72,8 +72,8 @@ func checkPartition(bs []*Batch, want []Record, codec compress.Codec, maxBatch i
 			return fmt.Errorf("batch %d: %w", bi, err)
 		}
 		for j := range d[0].Records {
-			if tok, ok := b.Tokens[j].(int); !ok || tok <= lastToken {
-				return fmt.Errorf("batch %d record %d: token %v after %d", bi, j, b.Tokens[j], lastToken)
+			if tok, ok := b.Token(j).(int); !ok || tok <= lastToken {
+				return fmt.Errorf("batch %d record %d: token %v after %d", bi, j, b.Token(j), lastToken)
 			} else {
 				lastToken = tok
 			}

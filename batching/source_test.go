@@ -42,9 +42,9 @@ func TestAppendSource(t *testing.T) {
 				want[i] = srcs[i].r
 				var err error
 				if i%2 == 0 {
-					err = a.AppendSourceTo(context.Background(), ref, srcs[i], i)
+					err = a.AppendSourceTo(context.Background(), ref, srcs[i])
 				} else {
-					err = a.TryAppendSourceTo(ref, srcs[i], i)
+					err = a.TryAppendSourceTo(ref, srcs[i])
 				}
 				if err != nil {
 					t.Fatalf("append %d: %v", i, err)
@@ -68,8 +68,9 @@ func TestAppendSource(t *testing.T) {
 				}
 			}
 			for i, s := range srcs {
-				if s.reads != 2 || b.Tokens[i] != i {
-					t.Fatalf("record %d: fields read %d times (want 2: append, encode), token %v", i, s.reads, b.Tokens[i])
+				// The source is the record's token: nothing is kept beside it.
+				if s.reads != 2 || b.Sources()[i] != Source(s) || b.Token(i) != Source(s) {
+					t.Fatalf("record %d: fields read %d times (want 2: append, encode), source %v, token %v", i, s.reads, b.Sources()[i], b.Token(i))
 				}
 			}
 			parts, err := b.Split(b.rawLen / 3)
@@ -80,6 +81,11 @@ func TestAppendSource(t *testing.T) {
 			for pi, p := range parts {
 				if err := checkKmsg(p.Bytes(), want[at:at+p.Records]); err != nil {
 					t.Fatalf("part %d: %v", pi, err)
+				}
+				for j := range p.Records {
+					if p.Token(j) != Source(srcs[at+j]) {
+						t.Fatalf("part %d record %d: token %v, want source %d", pi, j, p.Token(j), at+j)
+					}
 				}
 				at += p.Records
 				a.Release(p)

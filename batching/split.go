@@ -63,7 +63,7 @@ func (b *Batch) Split(maxBytes int) ([]*Batch, error) {
 			body := bodyLenOf(fields, 0, 0)
 			size = varintLen(int64(body)) + body
 		}
-		cur.add(src, ts, size, b.Tokens[i])
+		cur.add(src, ts, size)
 		chargeBytes += int64(size)
 	}
 	seq := int64(b.baseSequence)

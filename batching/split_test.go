@@ -49,8 +49,8 @@ func TestSplit(t *testing.T) {
 					if err := sameRecord(&recs[i], &d[0].Records[j]); err != nil {
 						t.Fatalf("part %d record %d: %v", pi, j, err)
 					}
-					if p.Tokens[j] != i {
-						t.Fatalf("part %d record %d: token %v, want %d", pi, j, p.Tokens[j], i)
+					if p.Token(j) != i {
+						t.Fatalf("part %d record %d: token %v, want %d", pi, j, p.Token(j), i)
 					}
 					i++
 				}

@@ -3,6 +3,8 @@ package client
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/rollsafe/rollsafe/batching"
 )
 
 // callbackQueue calls record callbacks on one goroutine, in the order the
@@ -16,9 +18,9 @@ type callbackQueue struct {
 	mu        sync.Mutex
 	cond      *sync.Cond
 	items     []callback
-	toks      []any // the tokens items refer to
+	toks      []batching.Source // the tokens items refer to
 	spare     []callback
-	spareToks []any
+	spareToks []batching.Source
 	closed    bool
 	done      func(records int) // after records' callbacks have returned
 	runner    atomic.Uint64     // the goroutine running callbacks
@@ -36,25 +38,26 @@ type callback struct {
 	fn       func()
 }
 
-// syncRecord is the token of a ProduceSync record: its type, not a field of
-// the record, tells pushTokens to call it back at once, so that finding
-// those records among a batch's tokens reads no record.
-type syncRecord Record
+// A record's token is the Source its batch keeps (batching.Batch.Sources),
+// so that a buffered record costs its batch 16 bytes: a *source, or a
+// *syncSource for a ProduceSync record, whose type, not a field of the
+// record, tells pushTokens to call it back at once, so that finding those
+// records among a batch's tokens reads no record.
 
-// tokenOf is the accumulator token for r.
-func tokenOf(r *Record) any {
+// tokenOf is r's source, and its token, in the accumulator.
+func tokenOf(r *Record) batching.Source {
 	if r.direct {
-		return (*syncRecord)(r)
+		return (*syncSource)(r)
 	}
-	return r
+	return (*source)(r)
 }
 
 // recordOf returns a token's record.
-func recordOf(tok any) *Record {
-	if s, ok := tok.(*syncRecord); ok {
+func recordOf(tok batching.Source) *Record {
+	if s, ok := tok.(*syncSource); ok {
 		return (*Record)(s)
 	}
-	return tok.(*Record)
+	return (*Record)(tok.(*source))
 }
 
 func newCallbackQueue(done func(records int)) *callbackQueue {
@@ -82,16 +85,16 @@ func (q *callbackQueue) push(r *Record, err error) {
 }
 
 // pushTokens queues the callbacks of a batch's records (its tokens, each a
-// *Record or *syncRecord), in order, all with err; base is the first
+// *source or *syncSource), in order, all with err; base is the first
 // record's offset (< 0: none, the records keep Offset -1). then (which may
 // be nil) runs after the tokens are copied and before any of the callbacks
 // can run: the batch can be released there, so that a caller woken by the
 // callbacks (Flush) never sees the batch still buffered.
-func (q *callbackQueue) pushTokens(tokens []any, base int64, err error, then func()) {
+func (q *callbackQueue) pushTokens(tokens []batching.Source, base int64, err error, then func()) {
 	q.mu.Lock()
 	if q.closed {
 		q.mu.Unlock()
-		own := append([]any(nil), tokens...)
+		own := append([]batching.Source(nil), tokens...)
 		if then != nil {
 			then()
 		}
@@ -107,7 +110,7 @@ func (q *callbackQueue) pushTokens(tokens []any, base int64, err error, then fun
 	from := len(q.toks)
 	var direct []int // indexes of ProduceSync's records
 	for i, tok := range tokens {
-		if _, ok := tok.(*syncRecord); ok {
+		if _, ok := tok.(*syncSource); ok {
 			direct = append(direct, i)
 		}
 	}
@@ -118,7 +121,7 @@ func (q *callbackQueue) pushTokens(tokens []any, base int64, err error, then fun
 		// The queue keeps the others; the direct ones are copied out.
 		own := make([]*Record, len(direct))
 		for j, i := range direct {
-			own[j] = (*Record)(q.toks[from+i].(*syncRecord))
+			own[j] = (*Record)(q.toks[from+i].(*syncSource))
 			q.toks[from+i] = nil
 		}
 		q.items = append(q.items, callback{from: from, to: len(q.toks), base: base, err: err})
@@ -162,7 +165,7 @@ func callRecord(r *Record, offset int64, err error) int {
 
 // call runs one queued item over the token slab it was queued in and
 // returns how many records it called back.
-func (c *callback) call(toks []any) int {
+func (c *callback) call(toks []batching.Source) int {
 	switch {
 	case c.fn != nil:
 		c.fn()
@@ -179,7 +182,7 @@ func (c *callback) call(toks []any) int {
 			if tok == nil {
 				continue // a ProduceSync record, already called back
 			}
-			n += callRecord(tok.(*Record), offsetAt(c.base, lo+i), c.err)
+			n += callRecord((*Record)(tok.(*source)), offsetAt(c.base, lo+i), c.err)
 		}
 	}
 	return n
@@ -197,10 +200,10 @@ var touchSink atomic.Int64
 // memory; read here in a tight loop of independent loads, the processor
 // has many in flight at once, and the callbacks that follow find them
 // cached.
-func touch(recs []any) {
+func touch(recs []batching.Source) {
 	var x int64
 	for _, tok := range recs {
-		if r, ok := tok.(*Record); ok && r.userCb != nil {
+		if r, ok := tok.(*source); ok && r.userCb != nil {
 			x += r.Offset
 		}
 	}

@@ -3,6 +3,8 @@ package client
 import (
 	"sync/atomic"
 	"testing"
+
+	"github.com/rollsafe/rollsafe/batching"
 )
 
 // BenchmarkCallbackQueue guards the delivery of acknowledged batches: one
@@ -15,7 +17,7 @@ func BenchmarkCallbackQueue(b *testing.B) {
 	const batch, ring = 1000, 1 << 18
 	var called atomic.Int64
 	recs := make([]Record, ring)
-	toks := make([]any, ring)
+	toks := make([]batching.Source, ring)
 	cb := func(r *Record, _ error) {}
 	// deliver re-arms the record, as Produce would, on the queue's
 	// goroutine: the pushing side never touches a record.

@@ -52,10 +52,10 @@ func (l *loop) event(ev idempotence.Event) {
 func (l *loop) finish(id idempotence.BatchID, bs *batchState, base int64, err error) {
 	if bs.outstanding {
 		l.pinned[id] = bs
-		l.p.calls.pushTokens(bs.b.Tokens, base, err, nil)
+		l.p.calls.pushTokens(bs.b.Sources(), base, err, nil)
 		return
 	}
-	l.p.calls.pushTokens(bs.b.Tokens, base, err, func() { l.p.acc.Release(bs.b) })
+	l.p.calls.pushTokens(bs.b.Sources(), base, err, func() { l.p.acc.Release(bs.b) })
 }
 
 // take removes a finished batch from the loop's keeping.

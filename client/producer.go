@@ -340,9 +340,9 @@ func (p *Producer) appendTo(ctx context.Context, r *Record, tp *topicParts, try 
 	r.Partition = part
 	var err error
 	if try {
-		err = p.acc.TryAppendSourceTo(tp.refs[part], (*source)(r), tokenOf(r))
+		err = p.acc.TryAppendSourceTo(tp.refs[part], tokenOf(r))
 	} else {
-		err = p.acc.AppendSourceTo(ctx, tp.refs[part], (*source)(r), tokenOf(r))
+		err = p.acc.AppendSourceTo(ctx, tp.refs[part], tokenOf(r))
 	}
 	switch {
 	case err == nil:

@@ -49,6 +49,14 @@ func (s *source) BatchRecord() (key, value []byte, headers []Header, ts int64) {
 	return s.Key, s.Value, s.Headers, s.Timestamp.UnixMilli()
 }
 
+// syncSource is the source of a ProduceSync record (see tokenOf).
+type syncSource Record
+
+// BatchRecord returns the fields the record's batch encodes.
+func (s *syncSource) BatchRecord() (key, value []byte, headers []Header, ts int64) {
+	return (*source)(s).BatchRecord()
+}
+
 // Result is the outcome of one record of ProduceSync.
 type Result struct {
 	Record *Record
