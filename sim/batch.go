@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"math"
+	"sync"
 
 	"github.com/rollsafe/rollsafe/compress"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -89,8 +90,11 @@ func parseProduceBatch(raw []byte, maxBatch, maxDecompressed int, keyed bool) (b
 	codec := compress.Codec(b.Attributes & 0x07)
 	recs := b.Records
 	if codec != compress.None {
+		buf := inflated.Get().(*[]byte)
+		defer putInflated(buf)
 		var err error
-		recs, err = compress.Decompress(nil, b.Records, codec, maxDecompressed)
+		recs, err = compress.Decompress((*buf)[:0], b.Records, codec, maxDecompressed)
+		*buf = recs[:0]
 		if err != nil {
 			code := errCorruptMessage
 			if errors.Is(err, compress.ErrTooLarge) {
@@ -113,6 +117,24 @@ func parseProduceBatch(raw []byte, maxBatch, maxDecompressed int, keyed bool) (b
 		attributes:      b.Attributes,
 	}
 	return h, nil
+}
+
+// inflated holds the buffers produced batches are decompressed into to be
+// checked (their records are not kept: the log keeps the batch as sent), so
+// that a broker taking compressed batches does not allocate, zero and grow
+// a fresh one per batch: 3.7 MB allocated per 1 MiB gzip batch, a quarter
+// of the broker's time checking it, and memory traffic that slowed the
+// clients sharing its machine (BenchmarkParseProduceBatchGzip).
+var inflated = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxKeptInflated bounds a buffer inflated keeps.
+const maxKeptInflated = 8 << 20
+
+func putInflated(buf *[]byte) {
+	if cap(*buf) > maxKeptInflated {
+		*buf = nil
+	}
+	inflated.Put(buf)
 }
 
 // checkRecords parses n varint-length-prefixed records and checks that they
