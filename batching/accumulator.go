@@ -165,8 +165,8 @@ func (a *Accumulator) partLocked(tp TopicPartition) *partition {
 // ctx ends. r's Key, Value and Headers are referenced, not copied: they
 // are encoded when the batch closes (on a worker) and stay referenced until
 // the batch is released, so they must not be modified until then. token
-// is returned with the batch (Batch.Token), in record order. A record that cannot fit
-// MaxRecordBytes fails at once with a *RecordTooLargeError.
+// is returned with the batch (Batch.Token), in record order. A record that
+// cannot fit MaxRecordBytes fails at once with a *RecordTooLargeError.
 func (a *Accumulator) Append(ctx context.Context, tp TopicPartition, r *Record, token any) error {
 	return a.AppendTo(ctx, a.Ref(tp), r, token)
 }
