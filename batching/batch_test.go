@@ -426,12 +426,7 @@ func TestLazyEncodeBeyondEagerUnsent(t *testing.T) {
 	if u := a.unsent.Load(); u != int64(bs[len(bs)-1].UncompressedBytes()) && u != 0 {
 		t.Fatalf("unsent %d bytes after Bytes on all but the last batch", u)
 	}
-	for _, b := range bs {
-		a.Release(b)
-	}
-	if u := a.unsent.Load(); u != 0 {
-		t.Fatalf("unsent %d bytes after Release", u)
-	}
+	releaseAll(t, a, bs)
 }
 
 // A partition's new batch reserves room for as many records as its last

@@ -81,6 +81,18 @@ func drain(t *testing.T, a *Accumulator) {
 	}
 }
 
+// releaseAll releases bs and checks that no bytes stay counted as encoded
+// and unsent.
+func releaseAll(t *testing.T, a *Accumulator, bs []*Batch) {
+	t.Helper()
+	for _, b := range bs {
+		a.Release(b)
+	}
+	if u := a.unsent.Load(); u != 0 {
+		t.Fatalf("unsent %d bytes after Release", u)
+	}
+}
+
 // randomRecord makes a record with nil/empty/random keys, values and headers.
 func randomRecord(rng *rand.Rand, maxLen int) Record {
 	field := func() []byte {

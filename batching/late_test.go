@@ -84,12 +84,7 @@ func TestCompressedAheadBounded(t *testing.T) {
 			if err := checkPartition(bs, recs, codec, 4000); err != nil {
 				t.Fatal(err)
 			}
-			for _, b := range bs {
-				a.Release(b)
-			}
-			if u := a.unsent.Load(); u != 0 {
-				t.Fatalf("unsent %d bytes after Release", u)
-			}
+			releaseAll(t, a, bs)
 		})
 	}
 }
@@ -106,18 +101,18 @@ func TestLateBatchReleasedThenReused(t *testing.T) {
 	appendN(t, a, tp, recs)
 	drain(t, a)
 	bs := col.batches(tp)
-	var late []*Batch
+	var late, held []*Batch // delivered unencoded; encoded ahead, kept by the test
 	for _, b := range bs {
-		if !encoded(b) {
+		if encoded(b) {
+			held = append(held, b)
+		} else {
 			late = append(late, b)
 		}
 	}
 	if len(late) == 0 {
 		t.Fatal("no batch delivered unencoded")
 	}
-	released := map[*Batch]bool{}
 	for _, b := range late {
-		released[b] = true
 		a.Release(b) // back to the pool, unencoded
 	}
 	tp2 := TopicPartition{"u", 1}
@@ -125,25 +120,13 @@ func TestLateBatchReleasedThenReused(t *testing.T) {
 	appendN(t, a, tp2, recs2) // reuses released Batches
 	// Only the batches still held are read: a released one may be tp2's
 	// now, being encoded by a worker.
-	for _, b := range bs {
-		if !released[b] {
-			b.Bytes() // room frees: workers go through the stale late entries
-		}
+	for _, b := range held {
+		b.Bytes() // room frees: workers go through the stale late entries
 	}
 	drain(t, a)
 	bs2 := col.batches(tp2)
 	if err := checkPartition(bs2, recs2, compress.Gzip, 4000); err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range bs2 {
-		a.Release(b)
-	}
-	for _, b := range bs {
-		if !released[b] {
-			a.Release(b)
-		}
-	}
-	if u := a.unsent.Load(); u != 0 {
-		t.Fatalf("unsent %d bytes after Release", u)
-	}
+	releaseAll(t, a, append(bs2, held...))
 }
