@@ -1,12 +1,12 @@
 package batching
 
 import (
-	"hash/crc32"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/rollsafe/rollsafe/compress"
+	"github.com/rollsafe/rollsafe/internal/crc32c"
 )
 
 // Batch is one closed RecordBatch v2 of one partition: encoded, compressed
@@ -142,7 +142,7 @@ func (b *Batch) SetProducer(producerID int64, epoch int16, baseSequence int32) {
 // crc returns the batch's CRC32C from its header and the records' CRC
 // computed by finish, without a pass over the records.
 func (b *Batch) crc() uint32 {
-	h := crc32.Checksum(b.wire[offAttributes:batchHeaderLen], castagnoli)
+	h := crc32c.Checksum(b.wire[offAttributes:batchHeaderLen])
 	return crcCombine(h, b.recordsCRC, b.recordsShift)
 }
 
@@ -242,7 +242,7 @@ func (b *Batch) finish(c *compress.Compressor, sc *scratch) {
 	}
 	sc.out = out[:0]
 	b.wire = b.comp
-	b.writeHeader(crc32.Checksum(b.wire[batchHeaderLen:], castagnoli))
+	b.writeHeader(crc32c.Checksum(b.wire[batchHeaderLen:]))
 }
 
 // finishRaw encodes the records uncompressed, with their CRC32C, into a

@@ -2,7 +2,8 @@ package batching
 
 import (
 	"encoding/binary"
-	"hash/crc32"
+
+	"github.com/rollsafe/rollsafe/internal/crc32c"
 )
 
 // RecordBatch v2 header layout (all big-endian).
@@ -37,9 +38,7 @@ const (
 // size limit of this package.
 const BatchOverhead = batchHeaderLen
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
 var be = binary.BigEndian
 
 // batchCRC computes the CRC32C a v2 batch header carries for b.
-func batchCRC(b []byte) uint32 { return crc32.Checksum(b[offAttributes:], castagnoli) }
+func batchCRC(b []byte) uint32 { return crc32c.Checksum(b[offAttributes:]) }

@@ -1,10 +1,10 @@
 package batching
 
 import (
-	"hash/crc32"
 	"sync/atomic"
 
 	"github.com/rollsafe/rollsafe/compress"
+	"github.com/rollsafe/rollsafe/internal/crc32c"
 )
 
 // minRecordLen is the smallest encoded record: length, attributes,
@@ -148,7 +148,7 @@ func (b *Batch) encodeRecords(dst []byte, sum bool, st *compress.Stream) ([]byte
 			h := &chunk[j]
 			dst = appendRecord(dst, h.key, h.value, h.headers, h.ts-b.firstTS, int32(lo+j))
 			if sum && len(dst)-done >= crcChunk {
-				crc = crc32.Update(crc, castagnoli, dst[done:])
+				crc = crc32c.Update(crc, dst[done:])
 				done = len(dst)
 			}
 		}
@@ -160,7 +160,7 @@ func (b *Batch) encodeRecords(dst []byte, sum bool, st *compress.Stream) ([]byte
 		}
 	}
 	if sum {
-		crc = crc32.Update(crc, castagnoli, dst[done:])
+		crc = crc32c.Update(crc, dst[done:])
 	}
 	return dst, crc, nil
 }

@@ -3,19 +3,17 @@ package sim
 import (
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"math"
 	"sync"
 
 	"github.com/rollsafe/rollsafe/compress"
+	"github.com/rollsafe/rollsafe/internal/crc32c"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // recordBatchHeaderLen is the size of a v2 record batch header, from the
 // base offset to the record count.
 const recordBatchHeaderLen = 61
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // batchHeader is what the broker needs from a produced batch's header.
 type batchHeader struct {
@@ -72,7 +70,7 @@ func parseProduceBatch(raw []byte, maxBatch, maxDecompressed int, keyed bool) (b
 	if b.Magic != 2 {
 		return h, batchErr(errInvalidRecord, "record batch magic %d, produce v3+ needs 2", b.Magic)
 	}
-	if crc := crc32.Checksum(raw[21:], castagnoli); crc != uint32(b.CRC) {
+	if crc := crc32c.Checksum(raw[21:]); crc != uint32(b.CRC) {
 		return h, batchErr(errCorruptMessage, "record batch CRC %08x, computed %08x", uint32(b.CRC), crc)
 	}
 	if b.Attributes&0x20 != 0 {
