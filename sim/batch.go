@@ -135,21 +135,6 @@ func putInflated(buf *[]byte) {
 	inflated.Put(buf)
 }
 
-// checkRecords parses n varint-length-prefixed records and checks that they
-// fill recs exactly and number their offset deltas 0..n-1.
-func checkRecords(recs []byte, n int32, keyed bool) error {
-	_, err := eachRecord(recs, n, func(i int32, r *kmsg.Record) error {
-		if r.OffsetDelta != i {
-			return batchErr(errInvalidRecord, "record %d has offset delta %d", i, r.OffsetDelta)
-		}
-		if keyed && r.Key == nil {
-			return batchErr(errInvalidRecord, "compacted topic cannot accept a record without key (record %d)", i)
-		}
-		return nil
-	})
-	return err
-}
-
 // eachRecord calls fn for each of n records in recs and returns the bytes
 // left over, which must be none.
 func eachRecord(recs []byte, n int32, fn func(int32, *kmsg.Record) error) ([]byte, error) {

@@ -19,7 +19,8 @@ func TestParseProduceBatchPooledBuffers(t *testing.T) {
 	small := makeBatch(t, spec{pid: -1, epoch: -1, seq: -1, codec: compress.Gzip, values: vals("v", 3)})
 	bad := makeBatch(t, spec{pid: -1, epoch: -1, seq: -1, codec: compress.Gzip, values: vals("b", 50)})
 	// One record fewer in the header than in the records: its check must
-	// find bytes after the last counted record.
+	// find bytes after the last counted record (Kafka: INVALID_RECORD,
+	// "Incorrect declared batch size, records still remaining").
 	binary.BigEndian.PutUint32(bad[57:], 49)
 	binary.BigEndian.PutUint32(bad[23:], 48)
 	binary.BigEndian.PutUint32(bad[17:], crc32.Checksum(bad[21:], castagnoli))
@@ -40,8 +41,8 @@ func TestParseProduceBatchPooledBuffers(t *testing.T) {
 					}
 				default:
 					var be *BatchError
-					if _, err := parseProduceBatch(bad, 8<<20, 64<<20, false); !errors.As(err, &be) || be.Code != errCorruptMessage {
-						t.Errorf("overrunning batch: %v, want a corrupt-message BatchError", err)
+					if _, err := parseProduceBatch(bad, 8<<20, 64<<20, false); !errors.As(err, &be) || be.Code != errInvalidRecord {
+						t.Errorf("overrunning batch: %v, want an invalid-record BatchError", err)
 					}
 				}
 			}

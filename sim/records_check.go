@@ -1,0 +1,133 @@
+package sim
+
+// checkRecords walks n records of a produced batch (uncompressed, or as
+// inflated) the way Kafka's broker reads them (DefaultRecord.readFrom, the
+// batch iterator): each record's size, then attributes, timestamp delta,
+// offset delta, key, value and headers must fill exactly that size; a
+// negative header count or header key size, or a varint longer than Kafka
+// reads, is an invalid record; so are bytes left after the n-th record.
+// Kafka answers INVALID_RECORD for all of these. Like the sim always has,
+// it also wants offset deltas 0..n-1 and, for a compacted topic, a key on
+// every record.
+//
+// It reads the bytes in place: no record is decoded into a struct, nothing
+// allocated (a broker child checking every record with kmsg.Record spent a
+// third of its time in varint decoding and write barriers).
+func checkRecords(recs []byte, n int32, keyed bool) error {
+	var w recordWalker
+	w.b = recs
+	for i := range n {
+		size, ok := w.varint()
+		if !ok {
+			return batchErr(errInvalidRecord, "record %d: found invalid record structure (size)", i)
+		}
+		if size < 0 || int(size) > len(w.b)-w.off {
+			return batchErr(errInvalidRecord, "record %d: invalid record size: expected %d bytes in record payload, %d remaining", i, size, len(w.b)-w.off)
+		}
+		start := w.off
+		w.off++ // attributes
+		_, ok1 := w.varlong()
+		delta, ok2 := w.varint()
+		key, ok3 := w.bytesField()
+		_, ok4 := w.bytesField()
+		headers, ok5 := w.varint()
+		if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 {
+			return batchErr(errInvalidRecord, "record %d: found invalid record structure", i)
+		}
+		if headers < 0 || int(headers) > len(w.b)-w.off {
+			return batchErr(errInvalidRecord, "record %d: found invalid number of record headers %d", i, headers)
+		}
+		for h := range headers {
+			kl, ok := w.varint()
+			if ok && kl < 0 {
+				return batchErr(errInvalidRecord, "record %d header %d: invalid negative header key size %d", i, h, kl)
+			}
+			if !ok || !w.skip(int(kl)) {
+				return batchErr(errInvalidRecord, "record %d header %d: found invalid record structure", i, h)
+			}
+			if _, ok := w.bytesField(); !ok {
+				return batchErr(errInvalidRecord, "record %d header %d: found invalid record structure", i, h)
+			}
+		}
+		if read := w.off - start; read != int(size) {
+			return batchErr(errInvalidRecord, "record %d: invalid record size: expected to read %d bytes in record payload, but instead read %d", i, size, read)
+		}
+		if delta != i {
+			return batchErr(errInvalidRecord, "record %d has offset delta %d", i, delta)
+		}
+		if keyed && key < 0 {
+			return batchErr(errInvalidRecord, "compacted topic cannot accept a record without key (record %d)", i)
+		}
+	}
+	if left := len(w.b) - w.off; left != 0 {
+		return batchErr(errInvalidRecord, "incorrect declared batch size: %d bytes remain after the last of %d records", left, n)
+	}
+	return nil
+}
+
+// recordWalker reads Kafka's zigzag varints and length-prefixed fields
+// from b at off. A read past the end leaves off beyond len(b) and reports
+// false, as every later read then does.
+type recordWalker struct {
+	b   []byte
+	off int
+}
+
+// varint reads a zigzag varint of at most 5 bytes (Kafka's readVarint:
+// a fifth byte with its high bit set is too long).
+func (w *recordWalker) varint() (int32, bool) {
+	var u uint32
+	for shift := uint(0); shift < 35; shift += 7 {
+		if w.off < 0 || w.off >= len(w.b) {
+			w.off = len(w.b) + 1
+			return 0, false
+		}
+		c := w.b[w.off]
+		w.off++
+		u |= uint32(c&0x7f) << shift
+		if c < 0x80 {
+			return int32(u>>1) ^ -int32(u&1), true
+		}
+	}
+	return 0, false
+}
+
+// varlong reads a zigzag varint of at most 10 bytes (Kafka's readVarlong).
+func (w *recordWalker) varlong() (int64, bool) {
+	var u uint64
+	for shift := uint(0); shift < 70; shift += 7 {
+		if w.off < 0 || w.off >= len(w.b) {
+			w.off = len(w.b) + 1
+			return 0, false
+		}
+		c := w.b[w.off]
+		w.off++
+		u |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return int64(u>>1) ^ -int64(u&1), true
+		}
+	}
+	return 0, false
+}
+
+// bytesField skips a varint-length-prefixed field (a negative length is
+// null, nothing follows) and returns its length.
+func (w *recordWalker) bytesField() (int32, bool) {
+	l, ok := w.varint()
+	if !ok {
+		return 0, false
+	}
+	if l < 0 {
+		return l, true
+	}
+	return l, w.skip(int(l))
+}
+
+func (w *recordWalker) skip(n int) bool {
+	if w.off < 0 || w.off > len(w.b) || n > len(w.b)-w.off {
+		w.off = len(w.b) + 1
+		return false
+	}
+	w.off += n
+	return true
+}
