@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/rollsafe/rollsafe/compress"
-	"github.com/rollsafe/rollsafe/internal/crc32c"
+	"github.com/rollsafe/rollsafe/internal/crcfold"
 )
 
 // Batch is one closed RecordBatch v2 of one partition: encoded, compressed
@@ -142,7 +142,7 @@ func (b *Batch) SetProducer(producerID int64, epoch int16, baseSequence int32) {
 // crc returns the batch's CRC32C from its header and the records' CRC
 // computed by finish, without a pass over the records.
 func (b *Batch) crc() uint32 {
-	h := crc32c.Checksum(b.wire[offAttributes:batchHeaderLen])
+	h := crcfold.Checksum(b.wire[offAttributes:batchHeaderLen], crcfold.Castagnoli)
 	return crcCombine(h, b.recordsCRC, b.recordsShift)
 }
 
@@ -242,7 +242,7 @@ func (b *Batch) finish(c *compress.Compressor, sc *scratch) {
 	}
 	sc.out = out[:0]
 	b.wire = b.comp
-	b.writeHeader(crc32c.Checksum(b.wire[batchHeaderLen:]))
+	b.writeHeader(crcfold.Checksum(b.wire[batchHeaderLen:], crcfold.Castagnoli))
 }
 
 // finishRaw encodes the records uncompressed, with their CRC32C, into a

@@ -7,7 +7,7 @@ import (
 )
 
 // castagnoli is hash/crc32's CRC32C table: the tests check what the
-// package computes with internal/crc32c against it.
+// package computes with internal/crcfold against it.
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 func TestCRCCombine(t *testing.T) {

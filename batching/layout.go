@@ -3,7 +3,7 @@ package batching
 import (
 	"encoding/binary"
 
-	"github.com/rollsafe/rollsafe/internal/crc32c"
+	"github.com/rollsafe/rollsafe/internal/crcfold"
 )
 
 // RecordBatch v2 header layout (all big-endian).
@@ -41,4 +41,4 @@ const BatchOverhead = batchHeaderLen
 var be = binary.BigEndian
 
 // batchCRC computes the CRC32C a v2 batch header carries for b.
-func batchCRC(b []byte) uint32 { return crc32c.Checksum(b[offAttributes:]) }
+func batchCRC(b []byte) uint32 { return crcfold.Checksum(b[offAttributes:], crcfold.Castagnoli) }

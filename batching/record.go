@@ -4,7 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/rollsafe/rollsafe/compress"
-	"github.com/rollsafe/rollsafe/internal/crc32c"
+	"github.com/rollsafe/rollsafe/internal/crcfold"
 )
 
 // minRecordLen is the smallest encoded record: length, attributes,
@@ -148,7 +148,7 @@ func (b *Batch) encodeRecords(dst []byte, sum bool, st *compress.Stream) ([]byte
 			h := &chunk[j]
 			dst = appendRecord(dst, h.key, h.value, h.headers, h.ts-b.firstTS, int32(lo+j))
 			if sum && len(dst)-done >= crcChunk {
-				crc = crc32c.Update(crc, dst[done:])
+				crc = crcfold.Update(crc, crcfold.Castagnoli, dst[done:])
 				done = len(dst)
 			}
 		}
@@ -160,7 +160,7 @@ func (b *Batch) encodeRecords(dst []byte, sum bool, st *compress.Stream) ([]byte
 		}
 	}
 	if sum {
-		crc = crc32c.Update(crc, dst[done:])
+		crc = crcfold.Update(crc, crcfold.Castagnoli, dst[done:])
 	}
 	return dst, crc, nil
 }

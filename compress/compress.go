@@ -56,8 +56,7 @@ func NewCompressor(c Codec, level int) (*Compressor, error) {
 		}
 		cm.level = level
 		cm.pool = poolFor(c, level, func() any {
-			w, _ := gzip.NewWriterLevel(nil, level) // level checked above
-			return &streamEnc{w: w}
+			return &streamEnc{w: newGzipWriter(level)}
 		})
 	case LZ4:
 		lvl := lz4.Fast

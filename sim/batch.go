@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/rollsafe/rollsafe/compress"
-	"github.com/rollsafe/rollsafe/internal/crc32c"
+	"github.com/rollsafe/rollsafe/internal/crcfold"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -70,7 +70,7 @@ func parseProduceBatch(raw []byte, maxBatch, maxDecompressed int, keyed bool) (b
 	if b.Magic != 2 {
 		return h, batchErr(errInvalidRecord, "record batch magic %d, produce v3+ needs 2", b.Magic)
 	}
-	if crc := crc32c.Checksum(raw[21:]); crc != uint32(b.CRC) {
+	if crc := crcfold.Checksum(raw[21:], crcfold.Castagnoli); crc != uint32(b.CRC) {
 		return h, batchErr(errCorruptMessage, "record batch CRC %08x, computed %08x", uint32(b.CRC), crc)
 	}
 	if b.Attributes&0x20 != 0 {

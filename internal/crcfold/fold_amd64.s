@@ -2,17 +2,18 @@
 
 #include "textflag.h"
 
-// func fold(s0 uint32, p []byte, rem *[16]byte)
+// func fold(s0 uint32, p []byte, rem *[16]byte, k *[6][2]uint64)
 // Four 512-bit registers (sixteen 128-bit lanes) each take the 64 bytes
 // at their place in every 256-byte block: a lane is multiplied on by
-// foldK[0] (2048 bits) and the next block's 16 bytes added. Then the
-// registers fold one into the next (foldK[1], 512 bits), and the last
-// register's four lanes into one (foldK[2:6]).
-TEXT ·fold(SB), NOSPLIT, $0-40
+// k[0] (2048 bits) and the next block's 16 bytes added. Then the
+// registers fold one into the next (k[1], 512 bits), and the last
+// register's four lanes into one (k[2:6]).
+TEXT ·fold(SB), NOSPLIT, $0-48
 	MOVL s0+0(FP), AX
 	MOVQ p_base+8(FP), SI
 	MOVQ p_len+16(FP), CX
 	MOVQ rem+32(FP), DI
+	MOVQ k+40(FP), R8
 
 	VMOVDQU64 0(SI), Z0
 	VMOVDQU64 64(SI), Z1
@@ -22,7 +23,7 @@ TEXT ·fold(SB), NOSPLIT, $0-40
 	VPXORQ    Z4, Z0, Z0
 	ADDQ      $256, SI
 	SUBQ      $256, CX
-	VBROADCASTI32X4 ·foldK+0(SB), Z8
+	VBROADCASTI32X4 0(R8), Z8
 
 loop:
 	CMPQ CX, $0
@@ -44,7 +45,7 @@ loop:
 	JMP        loop
 
 combine:
-	VBROADCASTI32X4 ·foldK+16(SB), Z8
+	VBROADCASTI32X4 16(R8), Z8
 	VPCLMULQDQ $0x00, Z8, Z0, Z4
 	VPCLMULQDQ $0x11, Z8, Z0, Z5
 	VPTERNLOGD $0x96, Z5, Z4, Z1
@@ -57,7 +58,7 @@ combine:
 
 	// Lanes 0-2 moved on to lane 3 (lane 3's multiplier is zero), then
 	// the four products and lane 3 itself added up.
-	VMOVDQU64     ·foldK+32(SB), Z8
+	VMOVDQU64     32(R8), Z8
 	VPCLMULQDQ    $0x00, Z8, Z3, Z4
 	VPCLMULQDQ    $0x11, Z8, Z3, Z5
 	VPXORQ        Z5, Z4, Z4

@@ -1,6 +1,6 @@
 //go:build amd64 && !purego
 
-package crc32c
+package crcfold
 
 // canFold: the processor has AVX-512 with VPCLMULQDQ and the operating
 // system saves the 512-bit registers.
@@ -27,10 +27,10 @@ func hasVPCLMUL() bool {
 
 // fold reduces p (a multiple of foldBlock, at least foldBlock long) with
 // the CRC register s0 xored into its first four bytes to 16 bytes with
-// the same CRC from a zero register.
+// the same CRC from a zero register, by the multipliers k (Table.k).
 //
 //go:noescape
-func fold(s0 uint32, p []byte, rem *[16]byte)
+func fold(s0 uint32, p []byte, rem *[16]byte, k *[6][2]uint64)
 
 func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 
