@@ -30,7 +30,7 @@ import (
 // clients of each gzip cell. (rollsafe's compress package writes the gzip
 // framing around klauspost's deflate itself, the same bytes, with a CRC-32
 // about twice as fast as hash/crc32's: ~10 ns per 1 KB record below this
-// floor; the deflate, ~98 % of it, is the same.)
+// floor; the deflate, nearly all of it, is the same.)
 //
 //	cd bench && go test -run '^$' -bench 'BenchmarkCodecFloor/codec=gzip/size=1KB' -benchtime 600000x
 func BenchmarkCodecFloor(b *testing.B) {
