@@ -73,41 +73,37 @@ type recordWalker struct {
 	off int
 }
 
-// varint reads a zigzag varint of at most 5 bytes (Kafka's readVarint:
-// a fifth byte with its high bit set is too long).
-func (w *recordWalker) varint() (int32, bool) {
-	var u uint32
-	for shift := uint(0); shift < 35; shift += 7 {
-		if w.off < 0 || w.off >= len(w.b) {
+// uvarint reads an unsigned varint of at most max bytes.
+func (w *recordWalker) uvarint(max int) (uint64, bool) {
+	var u uint64
+	for i := range max {
+		if w.off >= len(w.b) {
 			w.off = len(w.b) + 1
 			return 0, false
 		}
 		c := w.b[w.off]
 		w.off++
-		u |= uint32(c&0x7f) << shift
+		u |= uint64(c&0x7f) << (7 * i)
 		if c < 0x80 {
-			return int32(u>>1) ^ -int32(u&1), true
+			return u, true
 		}
 	}
 	return 0, false
 }
 
+// varint reads a zigzag varint of at most 5 bytes (Kafka's readVarint:
+// a fifth byte with its high bit set is too long; the bits of a fifth
+// byte beyond 32 are dropped, as Java's int shift drops them).
+func (w *recordWalker) varint() (int32, bool) {
+	u, ok := w.uvarint(5)
+	v := uint32(u)
+	return int32(v>>1) ^ -int32(v&1), ok
+}
+
 // varlong reads a zigzag varint of at most 10 bytes (Kafka's readVarlong).
 func (w *recordWalker) varlong() (int64, bool) {
-	var u uint64
-	for shift := uint(0); shift < 70; shift += 7 {
-		if w.off < 0 || w.off >= len(w.b) {
-			w.off = len(w.b) + 1
-			return 0, false
-		}
-		c := w.b[w.off]
-		w.off++
-		u |= uint64(c&0x7f) << shift
-		if c < 0x80 {
-			return int64(u>>1) ^ -int64(u&1), true
-		}
-	}
-	return 0, false
+	u, ok := w.uvarint(10)
+	return int64(u>>1) ^ -int64(u&1), ok
 }
 
 // bytesField skips a varint-length-prefixed field (a negative length is
@@ -124,7 +120,7 @@ func (w *recordWalker) bytesField() (int32, bool) {
 }
 
 func (w *recordWalker) skip(n int) bool {
-	if w.off < 0 || w.off > len(w.b) || n > len(w.b)-w.off {
+	if w.off > len(w.b) || n > len(w.b)-w.off {
 		w.off = len(w.b) + 1
 		return false
 	}
