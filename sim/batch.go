@@ -3,17 +3,23 @@ package sim
 import (
 	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"math"
 	"sync"
 
 	"github.com/rollsafe/rollsafe/compress"
-	"github.com/rollsafe/rollsafe/internal/crcfold"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // recordBatchHeaderLen is the size of a v2 record batch header, from the
 // base offset to the record count.
 const recordBatchHeaderLen = 61
+
+// castagnoli is hash/crc32's CRC32C table. The sim checks produced batches
+// with hash/crc32, not with the client's own checksum code
+// (internal/crcfold): a broker that computed a checksum the same wrong way
+// as the client would let the mistake through.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // batchHeader is what the broker needs from a produced batch's header.
 type batchHeader struct {
@@ -70,7 +76,7 @@ func parseProduceBatch(raw []byte, maxBatch, maxDecompressed int, keyed bool) (b
 	if b.Magic != 2 {
 		return h, batchErr(errInvalidRecord, "record batch magic %d, produce v3+ needs 2", b.Magic)
 	}
-	if crc := crcfold.Checksum(raw[21:], crcfold.Castagnoli); crc != uint32(b.CRC) {
+	if crc := crc32.Checksum(raw[21:], castagnoli); crc != uint32(b.CRC) {
 		return h, batchErr(errCorruptMessage, "record batch CRC %08x, computed %08x", uint32(b.CRC), crc)
 	}
 	if b.Attributes&0x20 != 0 {

@@ -4,9 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 
 	"github.com/rollsafe/rollsafe/compress"
-	"github.com/rollsafe/rollsafe/internal/crcfold"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -163,7 +163,7 @@ func rewriteEntry(e *entry, b Batch, keep []bool) (*entry, error) {
 	rb.NumRecords = n
 	rb.Length = int32(49 + len(rb.Records))
 	raw := rb.AppendTo(nil)
-	binary.BigEndian.PutUint32(raw[17:], crcfold.Checksum(raw[21:], crcfold.Castagnoli))
+	binary.BigEndian.PutUint32(raw[17:], crc32.Checksum(raw[21:], castagnoli))
 	h.numRecords, h.attributes, h.maxTimestamp, h.firstTimestamp = n, rb.Attributes, rb.MaxTimestamp, rb.FirstTimestamp
 	return &entry{base: e.base, h: h, leaderEpoch: e.leaderEpoch, raw: raw, appendedAt: e.appendedAt}, nil
 }

@@ -16,10 +16,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// castagnoli is hash/crc32's CRC32C table: the tests check what the
-// package computes with internal/crcfold against it.
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
 // testConn is a raw Kafka connection speaking kmsg requests.
 type testConn struct {
 	t    testing.TB
