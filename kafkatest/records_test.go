@@ -2,23 +2,38 @@ package kafkatest
 
 import (
 	"context"
-	"encoding/binary"
-	"hash/crc32"
 	"testing"
-	"time"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
-
+	"github.com/rollsafe/rollsafe/internal/kafkacheck"
 	"github.com/rollsafe/rollsafe/protocol"
 )
 
-// testInvalidRecords sends Apache Kafka produced batches whose records
-// break DefaultRecord's rules, and checks the answer the sim gives for
-// each (sim/records_check.go): INVALID_RECORD for a byte left inside a
+// testInvalidRecords runs kafkacheck.InvalidRecords, which the sim runs
+// too (sim.TestKafkaChecks): INVALID_RECORD for a byte left inside a
 // record's size, a negative header count, a negative header key size and
 // bytes after the last counted record; a well-formed batch is taken.
 func testInvalidRecords(t *testing.T, ctx context.Context, c *Cluster) {
-	const topic = "records"
+	conn := leaderConn(t, ctx, c, "records")
+	if err := kafkacheck.InvalidRecords(ctx, conn, "records", 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testOffsetDeltas runs kafkacheck.OffsetDeltas, which the sim runs too
+// (sim.TestKafkaChecks): Kafka keeps an uncompressed batch whose records'
+// offset deltas are not 0..n-1 as sent, and fails a compressed one with
+// UNKNOWN_SERVER_ERROR.
+func testOffsetDeltas(t *testing.T, ctx context.Context, c *Cluster) {
+	conn := leaderConn(t, ctx, c, "deltas")
+	if err := kafkacheck.OffsetDeltas(ctx, conn, "deltas", 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// leaderConn creates topic, one partition on one replica, and returns a
+// connection to its leader, closed when t ends.
+func leaderConn(t *testing.T, ctx context.Context, c *Cluster, topic string) *protocol.Conn {
+	t.Helper()
 	if err := c.CreateTopic(ctx, Topic{Name: topic, Replication: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -33,63 +48,6 @@ func testInvalidRecords(t *testing.T, ctx context.Context, c *Cluster) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	// body encodes a record's fields: offset delta off, key "k", value
-	// "v", headers as the count written (each header "h"="x"), extra bytes
-	// after them; record prefixes a body with its size.
-	body := func(off, headers int64, extra ...byte) []byte {
-		b := []byte{0}                // attributes
-		b = binary.AppendVarint(b, 0) // timestamp delta
-		b = binary.AppendVarint(b, off)
-		b = append(binary.AppendVarint(b, 1), 'k')
-		b = append(binary.AppendVarint(b, 1), 'v')
-		b = binary.AppendVarint(b, headers)
-		for range max(headers, 0) {
-			b = append(binary.AppendVarint(b, 1), 'h')
-			b = append(binary.AppendVarint(b, 1), 'x')
-		}
-		return append(b, extra...)
-	}
-	record := func(b []byte) []byte { return append(binary.AppendVarint(nil, int64(len(b))), b...) }
-	negHeaderKey := body(0, 0)
-	negHeaderKey = negHeaderKey[:len(negHeaderKey)-1] // the header count goes:
-	negHeaderKey = binary.AppendVarint(negHeaderKey, 1)
-	negHeaderKey = binary.AppendVarint(negHeaderKey, -2) // key size
-	negHeaderKey = binary.AppendVarint(negHeaderKey, -1) // null value
-	for _, tc := range []struct {
-		name string
-		recs []byte
-		n    int32
-		want protocol.ErrorCode
-	}{
-		{"well-formed", append(record(body(0, 0)), record(body(1, 1))...), 2, 0},
-		{"byte left inside a record", record(body(0, 0, 0)), 1, protocol.InvalidRecord},
-		{"negative header count", record(body(0, -1)), 1, protocol.InvalidRecord},
-		{"negative header key size", record(negHeaderKey), 1, protocol.InvalidRecord},
-		{"bytes after the last record", append(record(body(0, 0)), 0), 1, protocol.InvalidRecord},
-	} {
-		now := time.Now().UnixMilli()
-		rb := kmsg.RecordBatch{PartitionLeaderEpoch: -1, Magic: 2, LastOffsetDelta: tc.n - 1,
-			FirstTimestamp: now, MaxTimestamp: now, ProducerID: -1, ProducerEpoch: -1, FirstSequence: -1,
-			NumRecords: tc.n, Records: tc.recs, Length: int32(49 + len(tc.recs))}
-		raw := rb.AppendTo(nil)
-		binary.BigEndian.PutUint32(raw[17:], crc32.Checksum(raw[21:], crc32.MakeTable(crc32.Castagnoli)))
-		req := kmsg.NewPtrProduceRequest()
-		req.Acks = -1
-		req.TimeoutMillis = 10000
-		rt := kmsg.NewProduceRequestTopic()
-		rt.Topic = topic
-		rp := kmsg.NewProduceRequestTopicPartition()
-		rp.Records = raw
-		rt.Partitions = append(rt.Partitions, rp)
-		req.Topics = append(req.Topics, rt)
-		resp, err := conn.Request(ctx, req)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		got := protocol.ErrorCode(resp.(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode)
-		if got != tc.want {
-			t.Errorf("%s: Kafka answered %v, the sim answers %v", tc.name, got, tc.want)
-		}
-	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
 }

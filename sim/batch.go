@@ -50,7 +50,8 @@ func addSeq(seq, n int32) int32 {
 
 // parseProduceBatch validates the records of one partition of a produce
 // request: exactly one magic-2 batch with a correct CRC-32C whose records
-// decompress within limit and parse, with offset deltas 0..n-1. Errors are
+// decompress within limit and parse by Kafka's rules (checkRecords); a
+// compressed batch's records must have offset deltas 0..n-1. Errors are
 // *BatchError carrying the code Kafka answers with.
 //
 // With keyed (a compacted topic) every record must have a key.
@@ -107,8 +108,17 @@ func parseProduceBatch(raw []byte, maxBatch, maxDecompressed int, keyed bool) (b
 			return h, batchErr(code, "records: %v", err)
 		}
 	}
-	if err := checkRecords(recs, b.NumRecords, keyed); err != nil {
+	inOrder, err := checkRecords(recs, b.NumRecords, keyed)
+	if err != nil {
 		return h, err
+	}
+	if !inOrder && codec != compress.None {
+		// Kafka keeps an uncompressed batch as sent whatever its records'
+		// offset deltas. A compressed one with inner offsets other than
+		// 0..n-1 it means to rebuild, but it has read the records without
+		// their keys and values and fails (Apache Kafka 4.4: "key is skipped
+		// in PartialDefaultRecord"); kafkacheck.OffsetDeltas shows it.
+		return h, batchErr(errUnknownServerError, "compressed batch with inner offsets other than 0..%d: Kafka fails rebuilding it", b.NumRecords-1)
 	}
 	h = batchHeader{
 		lastOffsetDelta: b.LastOffsetDelta,

@@ -30,6 +30,7 @@ func TestErrorCodesMatchKafkaNames(t *testing.T) {
 		"UNKNOWN_LEADER_EPOCH":         errUnknownLeaderEpoch,
 		"OFFSET_NOT_AVAILABLE":         errOffsetNotAvailable,
 		"INVALID_RECORD":               errInvalidRecord,
+		"UNKNOWN_SERVER_ERROR":         errUnknownServerError,
 		"TOPIC_AUTHORIZATION_FAILED":   errTopicAuthorization,
 		"CLUSTER_AUTHORIZATION_FAILED": errClusterAuthorization,
 	} {

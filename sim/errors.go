@@ -10,6 +10,7 @@ import (
 // against the simulator), so codes_test.go checks each one by its Kafka
 // name against protocol's table, the module's one list of codes.
 const (
+	errUnknownServerError      int16 = -1
 	errNone                    int16 = 0
 	errOffsetOutOfRange        int16 = 1
 	errCorruptMessage          int16 = 2

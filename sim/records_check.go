@@ -6,24 +6,26 @@ package sim
 // offset delta, key, value and headers must fill exactly that size; a
 // negative header count or header key size, or a varint longer than Kafka
 // reads, is an invalid record; so are bytes left after the n-th record.
-// Kafka answers INVALID_RECORD for all of these. Like the sim always has,
-// it also wants offset deltas 0..n-1 and, for a compacted topic, a key on
-// every record.
+// Kafka answers INVALID_RECORD for all of these, and, for a compacted
+// topic, for a record without a key. inOrder says whether the records'
+// offset deltas are 0..n-1, which Kafka does not require (see
+// parseProduceBatch).
 //
 // It reads the bytes in place: no record is decoded into a struct, nothing
 // allocated (a broker child decoding every record into a kmsg.Record spent
 // about half of its time in kmsg's varint decoding, the collector and
 // write barriers).
-func checkRecords(recs []byte, n int32, keyed bool) error {
+func checkRecords(recs []byte, n int32, keyed bool) (inOrder bool, err error) {
 	var w recordWalker
 	w.b = recs
+	inOrder = true
 	for i := range n {
 		size, ok := w.varint()
 		if !ok {
-			return batchErr(errInvalidRecord, "record %d: found invalid record structure (size)", i)
+			return false, batchErr(errInvalidRecord, "record %d: found invalid record structure (size)", i)
 		}
 		if size < 0 || int(size) > len(w.b)-w.off {
-			return batchErr(errInvalidRecord, "record %d: invalid record size: expected %d bytes in record payload, %d remaining", i, size, len(w.b)-w.off)
+			return false, batchErr(errInvalidRecord, "record %d: invalid record size: expected %d bytes in record payload, %d remaining", i, size, len(w.b)-w.off)
 		}
 		start := w.off
 		w.off++ // attributes
@@ -33,37 +35,37 @@ func checkRecords(recs []byte, n int32, keyed bool) error {
 		_, ok4 := w.bytesField()
 		headers, ok5 := w.varint()
 		if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 {
-			return batchErr(errInvalidRecord, "record %d: found invalid record structure", i)
+			return false, batchErr(errInvalidRecord, "record %d: found invalid record structure", i)
 		}
 		if headers < 0 || int(headers) > len(w.b)-w.off {
-			return batchErr(errInvalidRecord, "record %d: found invalid number of record headers %d", i, headers)
+			return false, batchErr(errInvalidRecord, "record %d: found invalid number of record headers %d", i, headers)
 		}
 		for h := range headers {
 			kl, ok := w.varint()
 			if ok && kl < 0 {
-				return batchErr(errInvalidRecord, "record %d header %d: invalid negative header key size %d", i, h, kl)
+				return false, batchErr(errInvalidRecord, "record %d header %d: invalid negative header key size %d", i, h, kl)
 			}
 			if !ok || !w.skip(int(kl)) {
-				return batchErr(errInvalidRecord, "record %d header %d: found invalid record structure", i, h)
+				return false, batchErr(errInvalidRecord, "record %d header %d: found invalid record structure", i, h)
 			}
 			if _, ok := w.bytesField(); !ok {
-				return batchErr(errInvalidRecord, "record %d header %d: found invalid record structure", i, h)
+				return false, batchErr(errInvalidRecord, "record %d header %d: found invalid record structure", i, h)
 			}
 		}
 		if read := w.off - start; read != int(size) {
-			return batchErr(errInvalidRecord, "record %d: invalid record size: expected to read %d bytes in record payload, but instead read %d", i, size, read)
+			return false, batchErr(errInvalidRecord, "record %d: invalid record size: expected to read %d bytes in record payload, but instead read %d", i, size, read)
 		}
 		if delta != i {
-			return batchErr(errInvalidRecord, "record %d has offset delta %d", i, delta)
+			inOrder = false
 		}
 		if keyed && key < 0 {
-			return batchErr(errInvalidRecord, "compacted topic cannot accept a record without key (record %d)", i)
+			return false, batchErr(errInvalidRecord, "compacted topic cannot accept a record without key (record %d)", i)
 		}
 	}
 	if left := len(w.b) - w.off; left != 0 {
-		return batchErr(errInvalidRecord, "incorrect declared batch size: %d bytes remain after the last of %d records", left, n)
+		return false, batchErr(errInvalidRecord, "incorrect declared batch size: %d bytes remain after the last of %d records", left, n)
 	}
-	return nil
+	return inOrder, nil
 }
 
 // recordWalker reads Kafka's zigzag varints and length-prefixed fields

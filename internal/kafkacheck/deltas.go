@@ -1,0 +1,170 @@
+// Package kafkacheck holds checks of what a broker does with a request,
+// written once and run against Apache Kafka (kafkatest) and against the
+// sim, so that a behaviour of the sim is proven to be one Kafka has. Each
+// check talks to the broker it is given over a protocol.Conn and returns
+// an error saying where the broker's answer or log differs from Kafka's.
+// For tests.
+package kafkacheck
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/rollsafe/rollsafe/batching"
+	"github.com/rollsafe/rollsafe/compress"
+	"github.com/rollsafe/rollsafe/protocol"
+)
+
+// OffsetDeltas produces to partition p of topic, over conn to its leader,
+// three batches of no producer: A, uncompressed, whose three records carry
+// offset deltas 0, 2, 1; B, gzip, with the same deltas; C, one well-formed
+// uncompressed record. Then it reads the partition back from A's offset.
+//
+// What Apache Kafka 4.4 does (LogValidator): it does not check the offset
+// deltas of an uncompressed batch's records; the batch is kept as sent,
+// only its base offset set, so a consumer sees A's records at base+0,
+// base+2 and base+1, and C at base+3. A compressed batch whose inner
+// offsets are not 0..n-1 is meant to be rebuilt with fresh offsets, but
+// the broker read its records without their keys and values (the path
+// that keeps a batch as sent) and fails rebuilding them
+// (UnsupportedOperationException "key is skipped in PartialDefaultRecord"):
+// B is answered UNKNOWN_SERVER_ERROR and not written.
+func OffsetDeltas(ctx context.Context, conn *protocol.Conn, topic string, p int32) error {
+	deltas := []int64{0, 2, 1}
+	gz, err := compress.NewCompressor(compress.Gzip, compress.DefaultLevel)
+	if err != nil {
+		return err
+	}
+	a, err := rawBatch(nil, "a", deltas)
+	if err != nil {
+		return err
+	}
+	b, err := rawBatch(gz, "b", deltas)
+	if err != nil {
+		return err
+	}
+	c, err := rawBatch(nil, "c", []int64{0})
+	if err != nil {
+		return err
+	}
+	base, err := produce(ctx, conn, topic, p, a)
+	if err != nil {
+		return fmt.Errorf("batch A, offset deltas 0, 2, 1, uncompressed: %w (Kafka takes it)", err)
+	}
+	if _, err := produce(ctx, conn, topic, p, b); !errors.Is(err, protocol.ErrUnknownServerError) {
+		return fmt.Errorf("batch B, offset deltas 0, 2, 1, gzip: %v; Kafka answers UNKNOWN_SERVER_ERROR", err)
+	}
+	baseC, err := produce(ctx, conn, topic, p, c)
+	if err != nil {
+		return fmt.Errorf("batch C: %w", err)
+	}
+	if baseC != base+3 {
+		return fmt.Errorf("batch A at %d, C at %d: Kafka gives A its record count (3) of offsets and B none", base, baseC)
+	}
+	type rec struct {
+		offset int64
+		value  string
+	}
+	want := []rec{{base, "a0"}, {base + 2, "a1"}, {base + 1, "a2"}, {base + 3, "c0"}}
+	wantCodecs := []compress.Codec{compress.None, compress.None}
+	var got []rec
+	var codecs []compress.Codec
+	for offset := base; offset < base+4; {
+		raw, hw, _, err := protocol.FetchPartition(ctx, conn, topic, p, offset, 1<<20)
+		if err != nil {
+			return fmt.Errorf("fetch at %d: %w", offset, err)
+		}
+		if hw < base+4 {
+			return fmt.Errorf("high watermark %d below %d after acks=all", hw, base+4)
+		}
+		batches, err := batching.DecodeBatches(raw, 1<<20)
+		if err != nil {
+			return fmt.Errorf("fetch at %d: %w", offset, err)
+		}
+		if len(batches) == 0 {
+			return fmt.Errorf("fetch at %d below the high watermark %d returned no batch", offset, hw)
+		}
+		for _, d := range batches {
+			if d.Header.BaseOffset < offset || d.Header.BaseOffset >= base+4 {
+				continue
+			}
+			codecs = append(codecs, d.Header.Codec())
+			for _, r := range d.Records {
+				got = append(got, rec{r.Offset, string(r.Value)})
+			}
+			offset = d.Header.LastOffset() + 1
+		}
+	}
+	if !slices.Equal(got, want) || !slices.Equal(codecs, wantCodecs) {
+		return fmt.Errorf("read back (offset, value) %v in batches of %v; Kafka keeps %v in %v", got, codecs, want, wantCodecs)
+	}
+	return nil
+}
+
+// rawBatch is a magic-2 batch of no producer whose records, "<x>0",
+// "<x>1", ..., carry the given offset deltas, compressed by cm (nil: none).
+func rawBatch(cm *compress.Compressor, x string, deltas []int64) ([]byte, error) {
+	var recs []byte
+	for i, d := range deltas {
+		body := []byte{0}                   // attributes
+		body = binary.AppendVarint(body, 0) // timestamp delta
+		body = binary.AppendVarint(body, d)
+		body = binary.AppendVarint(body, -1) // no key
+		v := fmt.Sprintf("%s%d", x, i)
+		body = append(binary.AppendVarint(body, int64(len(v))), v...)
+		body = binary.AppendVarint(body, 0) // headers
+		recs = append(binary.AppendVarint(recs, int64(len(body))), body...)
+	}
+	var attrs int16
+	if cm != nil {
+		var err error
+		if recs, err = cm.Compress(nil, recs); err != nil {
+			return nil, err
+		}
+		attrs = int16(cm.Codec())
+	}
+	return batchOf(recs, int32(len(deltas)), attrs), nil
+}
+
+// batchOf is a magic-2 batch of no producer holding n records, recs, as
+// encoded (and compressed, per attrs).
+func batchOf(recs []byte, n int32, attrs int16) []byte {
+	now := time.Now().UnixMilli()
+	rb := kmsg.RecordBatch{PartitionLeaderEpoch: -1, Magic: 2, Attributes: attrs, LastOffsetDelta: n - 1,
+		FirstTimestamp: now, MaxTimestamp: now, ProducerID: -1, ProducerEpoch: -1, FirstSequence: -1,
+		NumRecords: n, Records: recs, Length: int32(49 + len(recs))}
+	raw := rb.AppendTo(nil)
+	binary.BigEndian.PutUint32(raw[17:], crc32.Checksum(raw[21:], crc32.MakeTable(crc32.Castagnoli)))
+	return raw
+}
+
+// produce sends raw, acks=all, and returns the base offset the broker gave
+// it.
+func produce(ctx context.Context, conn *protocol.Conn, topic string, p int32, raw []byte) (int64, error) {
+	req := kmsg.NewPtrProduceRequest()
+	req.Acks = -1
+	req.TimeoutMillis = 10000
+	rt := kmsg.NewProduceRequestTopic()
+	rt.Topic = topic
+	rp := kmsg.NewProduceRequestTopicPartition()
+	rp.Partition = p
+	rp.Records = raw
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	resp, err := conn.Request(ctx, req)
+	if err != nil {
+		return -1, err
+	}
+	pr := resp.(*kmsg.ProduceResponse).Topics[0].Partitions[0]
+	if code := protocol.ErrorCode(pr.ErrorCode); code != 0 {
+		return -1, fmt.Errorf("the broker answered %w", code.Err())
+	}
+	return pr.BaseOffset, nil
+}
