@@ -51,3 +51,12 @@ func leaderConn(t *testing.T, ctx context.Context, c *Cluster, topic string) *pr
 	t.Cleanup(func() { conn.Close() })
 	return conn
 }
+
+// testSequences runs kafkacheck.Sequences, which the sim runs too
+// (sim.TestKafkaChecks): Kafka's idempotence rules, answer by answer.
+func testSequences(t *testing.T, ctx context.Context, c *Cluster) {
+	conn := leaderConn(t, ctx, c, "sequences")
+	if err := kafkacheck.Sequences(ctx, conn, "sequences", 0); err != nil {
+		t.Fatal(err)
+	}
+}

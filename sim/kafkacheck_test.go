@@ -16,6 +16,7 @@ func TestKafkaChecks(t *testing.T) {
 	for name, check := range map[string]func(context.Context, *protocol.Conn, string, int32) error{
 		"invalid-records": kafkacheck.InvalidRecords,
 		"offset-deltas":   kafkacheck.OffsetDeltas,
+		"sequences":       kafkacheck.Sequences,
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := newTestCluster(t, Topic(name, 1, 1))

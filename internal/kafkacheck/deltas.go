@@ -136,9 +136,14 @@ func rawBatch(cm *compress.Compressor, x string, deltas []int64) ([]byte, error)
 // batchOf is a magic-2 batch of no producer holding n records, recs, as
 // encoded (and compressed, per attrs).
 func batchOf(recs []byte, n int32, attrs int16) []byte {
+	return producerBatch(recs, n, attrs, -1, -1, -1)
+}
+
+// producerBatch is batchOf with producer id, epoch and base sequence.
+func producerBatch(recs []byte, n int32, attrs int16, pid int64, epoch int16, seq int32) []byte {
 	now := time.Now().UnixMilli()
 	rb := kmsg.RecordBatch{PartitionLeaderEpoch: -1, Magic: 2, Attributes: attrs, LastOffsetDelta: n - 1,
-		FirstTimestamp: now, MaxTimestamp: now, ProducerID: -1, ProducerEpoch: -1, FirstSequence: -1,
+		FirstTimestamp: now, MaxTimestamp: now, ProducerID: pid, ProducerEpoch: epoch, FirstSequence: seq,
 		NumRecords: n, Records: recs, Length: int32(49 + len(recs))}
 	raw := rb.AppendTo(nil)
 	binary.BigEndian.PutUint32(raw[17:], crc32.Checksum(raw[21:], crc32.MakeTable(crc32.Castagnoli)))
