@@ -76,6 +76,7 @@ func TestCluster(t *testing.T) {
 	t.Run("invalid-records", func(t *testing.T) { testInvalidRecords(t, ctx, c) })
 	t.Run("offset-deltas", func(t *testing.T) { testOffsetDeltas(t, ctx, c) })
 	t.Run("sequences", func(t *testing.T) { testSequences(t, ctx, c) })
+	t.Run("batch-rules", func(t *testing.T) { testBatchRules(t, ctx, c) })
 	t.Run("proxy", func(t *testing.T) { testProxy(t, ctx, c) })
 
 	t.Run("stop-start", func(t *testing.T) {

@@ -60,3 +60,12 @@ func testSequences(t *testing.T, ctx context.Context, c *Cluster) {
 		t.Fatal(err)
 	}
 }
+
+// testBatchRules runs kafkacheck.BatchRules, which the sim runs too
+// (sim.TestKafkaChecks): Kafka's answers to malformed batches.
+func testBatchRules(t *testing.T, ctx context.Context, c *Cluster) {
+	conn := leaderConn(t, ctx, c, "batches")
+	if err := kafkacheck.BatchRules(ctx, conn, "batches", 0); err != nil {
+		t.Fatal(err)
+	}
+}

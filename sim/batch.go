@@ -57,25 +57,25 @@ func addSeq(seq, n int32) int32 {
 // With keyed (a compacted topic) every record must have a key.
 func parseProduceBatch(raw []byte, maxBatch, maxDecompressed int, keyed bool) (batchHeader, error) {
 	var h batchHeader
-	if len(raw) < recordBatchHeaderLen {
-		return h, batchErr(errCorruptMessage, "record batch of %d bytes is shorter than its header", len(raw))
+	raw, err := firstBatch(raw)
+	if err != nil {
+		return h, err
 	}
-	length := int64(int32(binary.BigEndian.Uint32(raw[8:])))
-	if length+12 != int64(len(raw)) {
-		if length+12 < int64(len(raw)) && length >= recordBatchHeaderLen-12 {
-			return h, batchErr(errInvalidRecord, "produce requests v3+ carry exactly one record batch per partition")
-		}
-		return h, batchErr(errCorruptMessage, "record batch length %d does not match %d bytes", length, len(raw)-12)
+	if m := raw[offsetOfMagic]; m != 2 {
+		return h, batchErr(errInvalidRecord, "record batch magic %d, produce v3+ needs 2", m)
 	}
 	if len(raw) > maxBatch {
 		return h, batchErr(errMessageTooLarge, "record batch of %d bytes exceeds %d", len(raw), maxBatch)
+	}
+	if len(raw) < recordBatchHeaderLen {
+		return h, batchErr(errCorruptMessage, "record batch of %d bytes is shorter than its header", len(raw))
 	}
 	var b kmsg.RecordBatch
 	if err := b.ReadFrom(raw); err != nil {
 		return h, batchErr(errCorruptMessage, "record batch header: %v", err)
 	}
-	if b.Magic != 2 {
-		return h, batchErr(errInvalidRecord, "record batch magic %d, produce v3+ needs 2", b.Magic)
+	if b.FirstOffset != 0 {
+		return h, batchErr(errInvalidRecord, "the base offset of a produced batch must be 0, not %d", b.FirstOffset)
 	}
 	if crc := crc32.Checksum(raw[21:], castagnoli); crc != uint32(b.CRC) {
 		return h, batchErr(errCorruptMessage, "record batch CRC %08x, computed %08x", uint32(b.CRC), crc)
@@ -93,15 +93,20 @@ func parseProduceBatch(raw []byte, maxBatch, maxDecompressed int, keyed bool) (b
 		return h, batchErr(errInvalidRecord, "producer %d with epoch %d and sequence %d", b.ProducerID, b.ProducerEpoch, b.FirstSequence)
 	}
 	codec := compress.Codec(b.Attributes & 0x07)
+	if !codec.Valid() {
+		// Kafka fails looking the codec up (IllegalArgumentException).
+		return h, batchErr(errUnknownServerError, "unknown compression type id %d", codec)
+	}
 	recs := b.Records
 	if codec != compress.None {
 		buf := inflated.Get().(*[]byte)
 		defer putInflated(buf)
-		var err error
 		recs, err = compress.Decompress((*buf)[:0], b.Records, codec, maxDecompressed)
 		*buf = recs[:0]
 		if err != nil {
-			code := errCorruptMessage
+			// Kafka's decompressing streams fail with a KafkaException,
+			// which it answers UNKNOWN_SERVER_ERROR.
+			code := errUnknownServerError
 			if errors.Is(err, compress.ErrTooLarge) {
 				code = errInvalidRecord
 			}

@@ -10,28 +10,29 @@ import (
 // against the simulator), so codes_test.go checks each one by its Kafka
 // name against protocol's table, the module's one list of codes.
 const (
-	errUnknownServerError      int16 = -1
-	errNone                    int16 = 0
-	errOffsetOutOfRange        int16 = 1
-	errCorruptMessage          int16 = 2
-	errUnknownTopicOrPartition int16 = 3
-	errLeaderNotAvailable      int16 = 5
-	errNotLeaderOrFollower     int16 = 6
-	errRequestTimedOut         int16 = 7
-	errMessageTooLarge         int16 = 10
-	errTopicAuthorization      int16 = 29
-	errClusterAuthorization    int16 = 31
-	errCoordinatorNotAvailable int16 = 15
-	errInvalidRequiredAcks     int16 = 21
-	errUnsupportedVersion      int16 = 35
-	errInvalidRequest          int16 = 42
-	errOutOfOrderSequence      int16 = 45
-	errInvalidProducerEpoch    int16 = 47
-	errUnknownProducerID       int16 = 59
-	errFencedLeaderEpoch       int16 = 74
-	errUnknownLeaderEpoch      int16 = 75
-	errOffsetNotAvailable      int16 = 78
-	errInvalidRecord           int16 = 87
+	errUnknownServerError           int16 = -1
+	errNone                         int16 = 0
+	errOffsetOutOfRange             int16 = 1
+	errCorruptMessage               int16 = 2
+	errUnknownTopicOrPartition      int16 = 3
+	errLeaderNotAvailable           int16 = 5
+	errNotLeaderOrFollower          int16 = 6
+	errRequestTimedOut              int16 = 7
+	errMessageTooLarge              int16 = 10
+	errTopicAuthorization           int16 = 29
+	errClusterAuthorization         int16 = 31
+	errCoordinatorNotAvailable      int16 = 15
+	errInvalidRequiredAcks          int16 = 21
+	errUnsupportedVersion           int16 = 35
+	errInvalidRequest               int16 = 42
+	errOutOfOrderSequence           int16 = 45
+	errInvalidProducerEpoch         int16 = 47
+	errUnknownProducerID            int16 = 59
+	errFencedLeaderEpoch            int16 = 74
+	errUnknownLeaderEpoch           int16 = 75
+	errOffsetNotAvailable           int16 = 78
+	errInvalidRecord                int16 = 87
+	errTransactionalIDAuthorization int16 = 53
 )
 
 // Errors returned by the Cluster's control methods; test with errors.Is.

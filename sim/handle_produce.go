@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"time"
 
@@ -24,6 +25,9 @@ func (b *broker) produce(ctx context.Context, r *kmsg.ProduceRequest) outcome {
 	resp := r.ResponseKind().(*kmsg.ProduceResponse)
 	now := time.Now()
 	var results []*produceResult
+	// Kafka refuses a whole request holding a transactional batch without
+	// a transactional id (authorized for it) before looking at any partition.
+	txnDenied := r.TransactionID == nil && hasTransactionalBatch(r)
 	for ti, rt := range r.Topics {
 		resp.Topics = append(resp.Topics, kmsg.NewProduceResponseTopic())
 		resp.Topics[ti].Topic = rt.Topic
@@ -37,7 +41,11 @@ func (b *broker) produce(ctx context.Context, r *kmsg.ProduceRequest) outcome {
 				Time: now, Broker: b.id, Conn: connOf(ctx), Topic: rt.Topic, Partition: p.Partition, ProducerID: -1,
 				ProducerEpoch: -1, BaseSequence: -1, Acks: r.Acks, Offset: -1,
 			}}
-			b.producePartition(ctx, res, rt.Topic, p.Partition, p.Records, r.Acks, now)
+			if txnDenied {
+				rp.ErrorCode = errTransactionalIDAuthorization
+			} else {
+				b.producePartition(ctx, res, rt.Topic, p.Partition, p.Records, r.Acks, now)
+			}
 			results = append(results, res)
 		}
 	}
@@ -96,6 +104,7 @@ func (b *broker) producePartition(ctx context.Context, res *produceResult, topic
 	}
 	h, perr := parseProduceBatch(raw, c.cfg.maxBatchBytes, c.cfg.maxDecompressed, c.cfg.compacted[topic])
 	if perr == nil {
+		raw, _ = firstBatch(raw) // stray bytes after the batch are not kept, as Kafka trims them
 		res.rec.ProducerID, res.rec.ProducerEpoch = h.producerID, h.producerEpoch
 		res.rec.BaseSequence, res.rec.NumRecords = h.baseSequence, h.numRecords
 	}
@@ -257,4 +266,20 @@ func (b *broker) addLeaderHints(resp *kmsg.ProduceResponse, results []*produceRe
 			resp.Brokers = append(resp.Brokers, eb)
 		}
 	}
+}
+
+// hasTransactionalBatch reports whether the first batch of any partition
+// of r is a transactional magic-2 batch (Kafka's
+// RequestUtils.hasTransactionalRecords).
+func hasTransactionalBatch(r *kmsg.ProduceRequest) bool {
+	for _, rt := range r.Topics {
+		for _, p := range rt.Partitions {
+			b, err := firstBatch(p.Records)
+			if err == nil && len(b) >= offsetOfAttributes+2 && b[offsetOfMagic] == 2 &&
+				binary.BigEndian.Uint16(b[offsetOfAttributes:])&attrTransactional != 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -17,6 +17,7 @@ func TestKafkaChecks(t *testing.T) {
 		"invalid-records": kafkacheck.InvalidRecords,
 		"offset-deltas":   kafkacheck.OffsetDeltas,
 		"sequences":       kafkacheck.Sequences,
+		"batch-rules":     kafkacheck.BatchRules,
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := newTestCluster(t, Topic(name, 1, 1))

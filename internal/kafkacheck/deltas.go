@@ -153,23 +153,5 @@ func producerBatch(recs []byte, n int32, attrs int16, pid int64, epoch int16, se
 // produce sends raw, acks=all, and returns the base offset the broker gave
 // it.
 func produce(ctx context.Context, conn *protocol.Conn, topic string, p int32, raw []byte) (int64, error) {
-	req := kmsg.NewPtrProduceRequest()
-	req.Acks = -1
-	req.TimeoutMillis = 10000
-	rt := kmsg.NewProduceRequestTopic()
-	rt.Topic = topic
-	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Partition = p
-	rp.Records = raw
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
-	resp, err := conn.Request(ctx, req)
-	if err != nil {
-		return -1, err
-	}
-	pr := resp.(*kmsg.ProduceResponse).Topics[0].Partitions[0]
-	if code := protocol.ErrorCode(pr.ErrorCode); code != 0 {
-		return -1, fmt.Errorf("the broker answered %w", code.Err())
-	}
-	return pr.BaseOffset, nil
+	return produceAcks(ctx, conn, topic, p, raw, -1)
 }
