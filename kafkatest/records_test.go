@@ -69,3 +69,60 @@ func testBatchRules(t *testing.T, ctx context.Context, c *Cluster) {
 		t.Fatal(err)
 	}
 }
+
+// testReadRules runs kafkacheck.ReadRules, which the sim runs too
+// (sim.TestKafkaChecks): Fetch and ListOffsets as Kafka answers them.
+func testReadRules(t *testing.T, ctx context.Context, c *Cluster) {
+	conn := leaderConn(t, ctx, c, "reads")
+	if err := kafkacheck.ReadRules(ctx, conn, "reads", 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testRestartWindow runs kafkacheck.RestartWindow, which the sim runs too
+// (sim.TestKafkaRestartWindow): after a clean restart a broker remembers
+// only each producer's last batch.
+func testRestartWindow(t *testing.T, ctx context.Context, c *Cluster) {
+	const topic = "restart-window"
+	leaderConn(t, ctx, c, topic) // creates it, one replica
+	if err := kafkacheck.RestartWindow(ctx, kafkaLeader{c, topic}, topic, 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// kafkaLeader is kafkacheck.Leader for partition 0 of a topic on one
+// replica.
+type kafkaLeader struct {
+	c     *Cluster
+	topic string
+}
+
+func (l kafkaLeader) leader(ctx context.Context) (int32, error) {
+	if err := l.c.WaitFor(ctx, l.topic, "led", func(p Partition) bool { return p.Leader >= 0 }); err != nil {
+		return -1, err
+	}
+	return l.c.Leader(ctx, l.topic, 0)
+}
+
+func (l kafkaLeader) Dial(ctx context.Context) (*protocol.Conn, error) {
+	id, err := l.leader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return protocol.Dial(ctx, l.c.DirectAddr(id), protocol.ConnConfig{})
+}
+
+func (l kafkaLeader) Restart(ctx context.Context) error {
+	id, err := l.leader(ctx)
+	if err != nil {
+		return err
+	}
+	if err := l.c.Stop(ctx, id); err != nil {
+		return err
+	}
+	if err := l.c.Start(ctx, id); err != nil {
+		return err
+	}
+	_, err = l.leader(ctx)
+	return err
+}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ func TestKafkaChecks(t *testing.T) {
 		"offset-deltas":   kafkacheck.OffsetDeltas,
 		"sequences":       kafkacheck.Sequences,
 		"batch-rules":     kafkacheck.BatchRules,
+		"read-rules":      kafkacheck.ReadRules,
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := newTestCluster(t, Topic(name, 1, 1))
@@ -33,4 +35,39 @@ func TestKafkaChecks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestKafkaRestartWindow runs kafkacheck.RestartWindow, which kafkatest's
+// TestCluster/restart-window runs on Apache Kafka: after StopBroker and
+// StartBroker the sim remembers each producer's last batch only, as Kafka
+// after a clean restart does.
+func TestKafkaRestartWindow(t *testing.T) {
+	c := newTestCluster(t, Brokers(1), Topic("restart", 1, 1))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := kafkacheck.RestartWindow(ctx, simLeader{c, "restart"}, "restart", 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// simLeader is kafkacheck.Leader for partition 0 of a topic.
+type simLeader struct {
+	c     *Cluster
+	topic string
+}
+
+func (l simLeader) Dial(ctx context.Context) (*protocol.Conn, error) {
+	id, _ := l.c.Leader(l.topic, 0)
+	if id < 0 {
+		return nil, errors.New("no leader")
+	}
+	return protocol.Dial(ctx, l.c.Addrs()[id], protocol.ConnConfig{})
+}
+
+func (l simLeader) Restart(context.Context) error {
+	id, _ := l.c.Leader(l.topic, 0)
+	if err := l.c.StopBroker(id); err != nil {
+		return err
+	}
+	return l.c.StartBroker(id)
 }

@@ -1,0 +1,111 @@
+package kafkacheck
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/rollsafe/rollsafe/protocol"
+)
+
+// Leader is what RestartWindow needs of a cluster holding partition p of
+// topic on one replica: a connection to the broker leading it, and a clean
+// restart of that broker (a controlled shutdown, then a start), returning
+// once the partition is led again.
+type Leader interface {
+	Dial(ctx context.Context) (*protocol.Conn, error)
+	Restart(ctx context.Context) error
+}
+
+// RestartWindow shows how much of an idempotent producer's history a
+// broker remembers across a clean restart. A producer writes four batches
+// (sequences 0, 2, 4, 6, two records each) to partition p of topic, new
+// and on one replica; a retry of the second is answered as a duplicate
+// (the window holds five batches). Then the broker restarts. Apache Kafka
+// 4.4 rebuilds producer state from the snapshot its shutdown wrote, which
+// keeps each producer's last batch only: a retry of the third batch is now
+// OUT_OF_ORDER_SEQUENCE_NUMBER, a retry of the fourth a duplicate (its
+// first write's offset), and the next sequence, 8, is taken at offset 8.
+func RestartWindow(ctx context.Context, l Leader, topic string, p int32) error {
+	conn, err := l.Dial(ctx)
+	if err != nil {
+		return err
+	}
+	pid, epoch, err := initProducerID(ctx, conn)
+	if err != nil {
+		conn.Close()
+		return err
+	}
+	send := func(conn *protocol.Conn, seq int32) (int64, error) {
+		recs := recordsOf(fmt.Sprintf("s%d", seq), fmt.Sprintf("s%d", seq+1))
+		return produce(ctx, conn, topic, p, producerBatch(recs, 2, 0, pid, epoch, seq))
+	}
+	for _, seq := range []int32{0, 2, 4, 6} {
+		if base, err := send(conn, seq); err != nil || base != int64(seq) {
+			conn.Close()
+			return fmt.Errorf("sequence %d: base offset %d, %v; want %d", seq, base, err, seq)
+		}
+	}
+	base, err := send(conn, 2)
+	conn.Close()
+	if err != nil || base != 2 {
+		return fmt.Errorf("retry of sequence 2 before the restart: base offset %d, %v; Kafka answers its first write's, 2", base, err)
+	}
+	if err := l.Restart(ctx); err != nil {
+		return fmt.Errorf("restart: %w", err)
+	}
+	conn, err = l.Dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	// The first produce after the restart may meet a partition still being
+	// loaded: wait out the retriable answers, which write nothing.
+	for {
+		base, err = send(conn, 4)
+		var ke *protocol.KafkaError
+		if err == nil || !errors.As(err, &ke) || !ke.Retriable {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("retry of sequence 4 after the restart: %w (last answer %v)", ctx.Err(), err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	var errs []error
+	if !errors.Is(err, protocol.ErrOutOfOrderSequenceNumber) {
+		errs = append(errs, fmt.Errorf("retry of sequence 4 after the restart: %s (base offset %d); Kafka answers OUT_OF_ORDER_SEQUENCE_NUMBER", answer(err), base))
+	}
+	if base, err := send(conn, 6); err != nil || base != 6 {
+		errs = append(errs, fmt.Errorf("retry of sequence 6, the last batch, after the restart: base offset %d, %s; Kafka answers its first write's, 6", base, answer(err)))
+	}
+	if base, err := send(conn, 8); err != nil || base != 8 {
+		errs = append(errs, fmt.Errorf("sequence 8 after the restart: base offset %d, %s; Kafka writes it at 8", base, answer(err)))
+	}
+	req := kmsg.NewPtrDescribeProducersRequest()
+	rt := kmsg.NewDescribeProducersRequestTopic()
+	rt.Topic, rt.Partitions = topic, []int32{p}
+	req.Topics = []kmsg.DescribeProducersRequestTopic{rt}
+	resp, err := conn.Request(ctx, req)
+	if err != nil {
+		return errors.Join(append(errs, fmt.Errorf("DescribeProducers: %w", err))...)
+	}
+	var last []int32
+	for _, t := range resp.(*kmsg.DescribeProducersResponse).Topics {
+		for _, pp := range t.Partitions {
+			for _, a := range pp.ActiveProducers {
+				if a.ProducerID == pid {
+					last = append(last, a.LastSequence)
+				}
+			}
+		}
+	}
+	if len(last) != 1 || last[0] != 9 {
+		errs = append(errs, fmt.Errorf("DescribeProducers: the producer's last sequence %v; Kafka reports 9", last))
+	}
+	return errors.Join(errs...)
+}
