@@ -79,6 +79,7 @@ func TestCluster(t *testing.T) {
 	t.Run("batch-rules", func(t *testing.T) { testBatchRules(t, ctx, c) })
 	t.Run("read-rules", func(t *testing.T) { testReadRules(t, ctx, c) })
 	t.Run("restart-window", func(t *testing.T) { testRestartWindow(t, ctx, c) })
+	t.Run("crash-window", func(t *testing.T) { testCrashWindow(t, ctx, c) })
 	t.Run("proxy", func(t *testing.T) { testProxy(t, ctx, c) })
 
 	t.Run("stop-start", func(t *testing.T) {

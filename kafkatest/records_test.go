@@ -90,6 +90,17 @@ func testRestartWindow(t *testing.T, ctx context.Context, c *Cluster) {
 	}
 }
 
+// testCrashWindow runs kafkacheck.CrashWindow, which the sim runs too
+// (sim.TestKafkaRestartWindow): after kill -9 too a broker remembers only
+// each producer's last batch.
+func testCrashWindow(t *testing.T, ctx context.Context, c *Cluster) {
+	const topic = "crash-window"
+	leaderConn(t, ctx, c, topic)
+	if err := kafkacheck.CrashWindow(ctx, kafkaLeader{c, topic}, topic, 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // kafkaLeader is kafkacheck.Leader for partition 0 of a topic on one
 // replica.
 type kafkaLeader struct {
@@ -112,12 +123,16 @@ func (l kafkaLeader) Dial(ctx context.Context) (*protocol.Conn, error) {
 	return protocol.Dial(ctx, l.c.DirectAddr(id), protocol.ConnConfig{})
 }
 
-func (l kafkaLeader) Restart(ctx context.Context) error {
+func (l kafkaLeader) Restart(ctx context.Context, crash bool) error {
 	id, err := l.leader(ctx)
 	if err != nil {
 		return err
 	}
-	if err := l.c.Stop(ctx, id); err != nil {
+	stop := l.c.Stop
+	if crash {
+		stop = func(_ context.Context, id int32) error { return l.c.Kill(id) }
+	}
+	if err := stop(ctx, id); err != nil {
 		return err
 	}
 	if err := l.c.Start(ctx, id); err != nil {

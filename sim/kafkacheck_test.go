@@ -42,11 +42,14 @@ func TestKafkaChecks(t *testing.T) {
 // StartBroker the sim remembers each producer's last batch only, as Kafka
 // after a clean restart does.
 func TestKafkaRestartWindow(t *testing.T) {
-	c := newTestCluster(t, Brokers(1), Topic("restart", 1, 1))
+	c := newTestCluster(t, Brokers(1), Topic("restart", 1, 1), Topic("crash", 1, 1))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := kafkacheck.RestartWindow(ctx, simLeader{c, "restart"}, "restart", 0); err != nil {
 		t.Fatal(err)
+	}
+	if err := kafkacheck.CrashWindow(ctx, simLeader{c, "crash"}, "crash", 0); err != nil {
+		t.Error("crash:", err)
 	}
 }
 
@@ -64,9 +67,13 @@ func (l simLeader) Dial(ctx context.Context) (*protocol.Conn, error) {
 	return protocol.Dial(ctx, l.c.Addrs()[id], protocol.ConnConfig{})
 }
 
-func (l simLeader) Restart(context.Context) error {
+func (l simLeader) Restart(_ context.Context, crash bool) error {
 	id, _ := l.c.Leader(l.topic, 0)
-	if err := l.c.StopBroker(id); err != nil {
+	stop := l.c.StopBroker
+	if crash {
+		stop = l.c.KillBroker
+	}
+	if err := stop(id); err != nil {
 		return err
 	}
 	return l.c.StartBroker(id)

@@ -12,12 +12,12 @@ import (
 )
 
 // Leader is what RestartWindow needs of a cluster holding partition p of
-// topic on one replica: a connection to the broker leading it, and a clean
-// restart of that broker (a controlled shutdown, then a start), returning
-// once the partition is led again.
+// topic on one replica: a connection to the broker leading it, and a
+// restart of that broker — clean (a controlled shutdown, then a start) or
+// after a crash (kill -9) — returning once the partition is led again.
 type Leader interface {
 	Dial(ctx context.Context) (*protocol.Conn, error)
-	Restart(ctx context.Context) error
+	Restart(ctx context.Context, crash bool) error
 }
 
 // RestartWindow shows how much of an idempotent producer's history a
@@ -30,6 +30,19 @@ type Leader interface {
 // OUT_OF_ORDER_SEQUENCE_NUMBER, a retry of the fourth a duplicate (its
 // first write's offset), and the next sequence, 8, is taken at offset 8.
 func RestartWindow(ctx context.Context, l Leader, topic string, p int32) error {
+	return window(ctx, l, topic, p, false)
+}
+
+// CrashWindow is RestartWindow with the broker killed (kill -9) instead of
+// shut down. No snapshot is written at the crash, but Apache Kafka 4.4's
+// log recovery snapshots the producer state it rebuilt and reloads it, so
+// here too only each producer's last batch is remembered: the same answers
+// as after a clean restart.
+func CrashWindow(ctx context.Context, l Leader, topic string, p int32) error {
+	return window(ctx, l, topic, p, true)
+}
+
+func window(ctx context.Context, l Leader, topic string, p int32, crash bool) error {
 	conn, err := l.Dial(ctx)
 	if err != nil {
 		return err
@@ -54,7 +67,7 @@ func RestartWindow(ctx context.Context, l Leader, topic string, p int32) error {
 	if err != nil || base != 2 {
 		return fmt.Errorf("retry of sequence 2 before the restart: base offset %d, %v; Kafka answers its first write's, 2", base, err)
 	}
-	if err := l.Restart(ctx); err != nil {
+	if err := l.Restart(ctx, crash); err != nil {
 		return fmt.Errorf("restart: %w", err)
 	}
 	conn, err = l.Dial(ctx)
@@ -78,7 +91,7 @@ func RestartWindow(ctx context.Context, l Leader, topic string, p int32) error {
 	}
 	var errs []error
 	if !errors.Is(err, protocol.ErrOutOfOrderSequenceNumber) {
-		errs = append(errs, fmt.Errorf("retry of sequence 4 after the restart: %s (base offset %d); Kafka answers OUT_OF_ORDER_SEQUENCE_NUMBER", answer(err), base))
+		errs = append(errs, fmt.Errorf("retry of sequence 4 after the restart (crash: %v): %s (base offset %d); Kafka answers OUT_OF_ORDER_SEQUENCE_NUMBER", crash, answer(err), base))
 	}
 	if base, err := send(conn, 6); err != nil || base != 6 {
 		errs = append(errs, fmt.Errorf("retry of sequence 6, the last batch, after the restart: base offset %d, %s; Kafka answers its first write's, 6", base, answer(err)))
