@@ -80,6 +80,8 @@ func TestCluster(t *testing.T) {
 	t.Run("read-rules", func(t *testing.T) { testReadRules(t, ctx, c) })
 	t.Run("restart-window", func(t *testing.T) { testRestartWindow(t, ctx, c) })
 	t.Run("crash-window", func(t *testing.T) { testCrashWindow(t, ctx, c) })
+	t.Run("follower-rules", func(t *testing.T) { testFollowerRules(t, ctx, c) })
+	t.Run("min-insync", func(t *testing.T) { testMinInsync(t, ctx, c) })
 	t.Run("proxy", func(t *testing.T) { testProxy(t, ctx, c) })
 
 	t.Run("stop-start", func(t *testing.T) {

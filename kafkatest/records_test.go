@@ -141,3 +141,78 @@ func (l kafkaLeader) Restart(ctx context.Context, crash bool) error {
 	_, err = l.leader(ctx)
 	return err
 }
+
+// testFollowerRules runs kafkacheck.FollowerRules, which the sim runs too
+// (sim.TestKafkaFollowerRules): what a follower refuses, what a leader
+// answers an epoch ahead, unknown partitions.
+func testFollowerRules(t *testing.T, ctx context.Context, c *Cluster) {
+	const topic = "followers"
+	if err := c.CreateTopic(ctx, Topic{Name: topic, Replication: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WaitHealthy(ctx, topic); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := c.Partitions(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leader := ps[0].Leader
+	follower := ps[0].Replicas[0]
+	if follower == leader {
+		follower = ps[0].Replicas[1]
+	}
+	lc, err := protocol.Dial(ctx, c.DirectAddr(leader), protocol.ConnConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lc.Close()
+	fc, err := protocol.Dial(ctx, c.DirectAddr(follower), protocol.ConnConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fc.Close()
+	if err := kafkacheck.FollowerRules(ctx, lc, fc, leader, topic, 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testMinInsync runs kafkacheck.MinInsync, which the sim runs too
+// (sim.TestKafkaMinInsync): NOT_ENOUGH_REPLICAS, and a high watermark that
+// waits, while the in-sync replicas are fewer than min.insync.replicas.
+func testMinInsync(t *testing.T, ctx context.Context, c *Cluster) {
+	const topic = "min-insync"
+	if err := c.CreateTopic(ctx, Topic{Name: topic, Replication: 2, Configs: map[string]string{"min.insync.replicas": "2"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WaitHealthy(ctx, topic); err != nil {
+		t.Fatal(err)
+	}
+	if err := kafkacheck.MinInsync(ctx, kafkaReplicas{c, topic}, topic); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WaitHealthy(ctx, topic); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// kafkaReplicas is kafkacheck.Replicas for partition 0 of topic.
+type kafkaReplicas struct {
+	c     *Cluster
+	topic string
+}
+
+func (r kafkaReplicas) Dial(ctx context.Context, id int32) (*protocol.Conn, error) {
+	return protocol.Dial(ctx, r.c.DirectAddr(id), protocol.ConnConfig{})
+}
+
+func (r kafkaReplicas) State(ctx context.Context) (int32, []int32, error) {
+	ps, err := r.c.Partitions(ctx, r.topic)
+	if err != nil {
+		return -1, nil, err
+	}
+	return ps[0].Leader, ps[0].ISR, nil
+}
+
+func (r kafkaReplicas) Stop(ctx context.Context, id int32) error  { return r.c.Stop(ctx, id) }
+func (r kafkaReplicas) Start(ctx context.Context, id int32) error { return r.c.Start(ctx, id) }

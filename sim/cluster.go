@@ -66,6 +66,9 @@ type partition struct {
 	logs    map[int32]*replica
 	paused  map[int32]bool
 	faults  []*fault
+	// minISR is the topic's min.insync.replicas: with fewer in sync,
+	// acks=all is refused and the high watermark stays.
+	minISR int
 }
 
 // listen opens a broker's listener, on TCP or the in-memory network.
@@ -184,7 +187,8 @@ func (c *Cluster) addTopic(ts topicSpec, rot int, rng *rand.Rand) error {
 // newPartition returns partition p of topic with rf replicas placed round
 // robin from broker p+rot, the first the leader, all in sync.
 func (c *Cluster) newPartition(topic string, p int32, rf, rot int) *partition {
-	pt := &partition{topic: topic, index: p, logs: map[int32]*replica{}, paused: map[int32]bool{}, fetched: map[int32]int64{}}
+	pt := &partition{topic: topic, index: p, logs: map[int32]*replica{}, paused: map[int32]bool{}, fetched: map[int32]int64{},
+		minISR: max(c.cfg.minInsync[topic], 1)}
 	for j := 0; j < rf; j++ {
 		id := int32((int(p) + rot + j) % c.cfg.brokers)
 		pt.replicas = append(pt.replicas, id)
@@ -336,6 +340,9 @@ func (c *Cluster) isUp(id int32) bool { return c.brokers[id].up }
 func (c *Cluster) updateHWLocked(pt *partition) bool {
 	if pt.leader < 0 {
 		return false
+	}
+	if len(pt.isr) < pt.minISR {
+		return false // Kafka 4.4 holds the high watermark (KIP-966)
 	}
 	lead := pt.logs[pt.leader]
 	hw := lead.leo

@@ -23,9 +23,17 @@
 // checked first: FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH); a new leader
 // starts from its own high watermark, which moves on once its followers
 // fetch from it, and ListOffsets answers OFFSET_NOT_AVAILABLE until it
-// reaches the leader epoch's start. Producer state follows Kafka 2.5+
+// reaches the leader epoch's start. MinInsyncReplicas gives a topic
+// min.insync.replicas: with fewer in sync, acks=-1 is NOT_ENOUGH_REPLICAS
+// and the high watermark stays. Producer state follows Kafka 2.5+
 // (a dedup window of five batches per producer; Pre25, Kafka15591Fix and
 // EpochPerProducer emulate other brokers).
+//
+// What a broker answers and keeps is checked against Apache Kafka 4.4 by
+// internal/kafkacheck, whose checks run on both (TestKafkaChecks here,
+// kafkatest's TestCluster there): record and batch rules and their error
+// codes, idempotence answer by answer, reads, restarts, followers,
+// min.insync.replicas.
 //
 // Faults are methods usable mid-run: MoveLeader, StopBroker (a controlled
 // shutdown), KillBroker (a crash: the unreplicated tail lost), VanishBroker

@@ -32,6 +32,8 @@ const (
 	errUnknownLeaderEpoch           int16 = 75
 	errOffsetNotAvailable           int16 = 78
 	errInvalidRecord                int16 = 87
+	errNotEnoughReplicas            int16 = 19
+	errNotEnoughReplicasAfterAppend int16 = 20
 	errTransactionalIDAuthorization int16 = 53
 )
 

@@ -133,13 +133,17 @@ func (b *broker) producePartition(ctx context.Context, res *produceResult, topic
 			return
 		}
 	}
+	if perr != nil && requestLevel(raw) {
+		failBatch(fail, perr)
+		return
+	}
+	if acks == -1 && len(pt.isr) < pt.minISR {
+		// Kafka checks this before it looks at the batch itself.
+		fail(errNotEnoughReplicas, "")
+		return
+	}
 	if perr != nil {
-		var be *BatchError
-		if errors.As(perr, &be) {
-			fail(be.Code, be.Reason)
-		} else {
-			fail(errCorruptMessage, perr.Error())
-		}
+		failBatch(fail, perr)
 		return
 	}
 	lead := pt.logs[b.id]
@@ -214,6 +218,8 @@ func (b *broker) awaitReplication(ctx context.Context, r *kmsg.ProduceRequest, r
 			switch pt := res.pt; {
 			case pt.leader != b.id || pt.epoch != res.epoch:
 				res.rp.ErrorCode, res.rp.BaseOffset, res.wait = errNotLeaderOrFollower, -1, false
+			case pt.hw >= res.need && len(pt.isr) < pt.minISR:
+				res.rp.ErrorCode, res.rp.BaseOffset, res.wait = errNotEnoughReplicasAfterAppend, -1, false
 			case pt.hw >= res.need:
 				res.wait = false
 			default:
@@ -282,4 +288,22 @@ func hasTransactionalBatch(r *kmsg.ProduceRequest) bool {
 		}
 	}
 	return false
+}
+
+// requestLevel reports whether raw fails the checks Kafka makes of a
+// produce request's records before it hands them to the partition
+// (ProduceRequest.validateRecords: one complete batch, magic 2).
+func requestLevel(raw []byte) bool {
+	b, err := firstBatch(raw)
+	return err != nil || b[offsetOfMagic] != 2
+}
+
+// failBatch answers a batch that failed parseProduceBatch.
+func failBatch(fail func(int16, string), err error) {
+	var be *BatchError
+	if errors.As(err, &be) {
+		fail(be.Code, be.Reason)
+		return
+	}
+	fail(errCorruptMessage, err.Error())
 }

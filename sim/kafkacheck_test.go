@@ -78,3 +78,56 @@ func (l simLeader) Restart(_ context.Context, crash bool) error {
 	}
 	return l.c.StartBroker(id)
 }
+
+// TestKafkaFollowerRules runs kafkacheck.FollowerRules, which kafkatest's
+// TestCluster/follower-rules runs on Apache Kafka.
+func TestKafkaFollowerRules(t *testing.T) {
+	c := newTestCluster(t, Brokers(3), Topic("followers", 1, 3))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	leader, _ := c.Leader("followers", 0)
+	follower := (leader + 1) % 3
+	lc, err := protocol.Dial(ctx, c.Addrs()[leader], protocol.ConnConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lc.Close()
+	fc, err := protocol.Dial(ctx, c.Addrs()[follower], protocol.ConnConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fc.Close()
+	if err := kafkacheck.FollowerRules(ctx, lc, fc, leader, "followers", 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestKafkaMinInsync runs kafkacheck.MinInsync, which kafkatest's
+// TestCluster/min-insync runs on Apache Kafka.
+func TestKafkaMinInsync(t *testing.T) {
+	c := newTestCluster(t, Brokers(3), Topic("min-insync", 1, 2), MinInsyncReplicas("min-insync", 2))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := kafkacheck.MinInsync(ctx, simReplicas{c, "min-insync"}, "min-insync"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// simReplicas is kafkacheck.Replicas for partition 0 of topic.
+type simReplicas struct {
+	c     *Cluster
+	topic string
+}
+
+func (r simReplicas) Dial(ctx context.Context, id int32) (*protocol.Conn, error) {
+	return protocol.Dial(ctx, r.c.Addrs()[id], protocol.ConnConfig{})
+}
+
+func (r simReplicas) State(context.Context) (int32, []int32, error) {
+	leader, _ := r.c.Leader(r.topic, 0)
+	isr, err := r.c.ISR(r.topic, 0)
+	return leader, isr, err
+}
+
+func (r simReplicas) Stop(_ context.Context, id int32) error  { return r.c.StopBroker(id) }
+func (r simReplicas) Start(_ context.Context, id int32) error { return r.c.StartBroker(id) }

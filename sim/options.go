@@ -37,6 +37,7 @@ type config struct {
 	maxDecompressed    int
 	noDescribe         bool            // WithoutDescribeProducers
 	compacted          map[string]bool // CompactTopic
+	minInsync          map[string]int  // MinInsyncReplicas
 	initEpoch          int16           // ProducerEpochStart
 	sec                secConfig       // TLS, SASL, SessionLifetime
 	acls               aclConfig       // ACL, SuperUser
@@ -141,6 +142,24 @@ func MaxBatchBytes(n int) Option { return func(c *config) { c.maxBatchBytes = n 
 // DescribeProducers (API key 61): it is not advertised in ApiVersions and a
 // request for it closes the connection. Pre25 implies it.
 func WithoutDescribeProducers() Option { return func(c *config) { c.noDescribe = true } }
+
+// MinInsyncReplicas gives topic name (created with Topic)
+// min.insync.replicas=n. While fewer than n of a partition's replicas are
+// in sync, its leader answers an acks=all produce NOT_ENOUGH_REPLICAS
+// without writing it (acks=0 and 1 are written), and its high watermark
+// does not advance, so what is written then is not readable until enough
+// replicas are back in sync; an acks=all batch whose high watermark is
+// reached while fewer are in sync is answered
+// NOT_ENOUGH_REPLICAS_AFTER_APPEND. As Apache Kafka 4.4 does
+// (kafkacheck.MinInsync). Default 1.
+func MinInsyncReplicas(name string, n int) Option {
+	return func(c *config) {
+		if c.minInsync == nil {
+			c.minInsync = map[string]int{}
+		}
+		c.minInsync[name] = n
+	}
+}
 
 // CompactTopic gives topic name (created with Topic) cleanup.policy=compact:
 // its produced records must have a key (else INVALID_RECORD, as Kafka

@@ -121,17 +121,7 @@ func recrc(raw []byte) {
 
 // produceAcks is produce with the given acks.
 func produceAcks(ctx context.Context, conn *protocol.Conn, topic string, p int32, raw []byte, acks int16) (int64, error) {
-	req := kmsg.NewPtrProduceRequest()
-	req.Acks = acks
-	req.TimeoutMillis = 10000
-	rt := kmsg.NewProduceRequestTopic()
-	rt.Topic = topic
-	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Partition = p
-	rp.Records = raw
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
-	resp, err := conn.Request(ctx, req)
+	resp, err := conn.Request(ctx, produceRequest(topic, p, raw, acks))
 	if err != nil {
 		return -1, err
 	}
