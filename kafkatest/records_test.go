@@ -3,6 +3,7 @@ package kafkatest
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/rollsafe/rollsafe/internal/kafkacheck"
 	"github.com/rollsafe/rollsafe/protocol"
@@ -216,3 +217,13 @@ func (r kafkaReplicas) State(ctx context.Context) (int32, []int32, error) {
 
 func (r kafkaReplicas) Stop(ctx context.Context, id int32) error  { return r.c.Stop(ctx, id) }
 func (r kafkaReplicas) Start(ctx context.Context, id int32) error { return r.c.Start(ctx, id) }
+
+// testStampedExpiry runs kafkacheck.StampedExpiry, which the sim runs too
+// (sim.TestKafkaStampedExpiry): producers expire by their records'
+// timestamps (the harness checks expiry every second).
+func testStampedExpiry(t *testing.T, ctx context.Context, c *Cluster) {
+	conn := leaderConn(t, ctx, c, "stamped-expiry")
+	if err := kafkacheck.StampedExpiry(ctx, conn, "stamped-expiry", 0, time.Second); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -131,3 +131,20 @@ func (r simReplicas) State(context.Context) (int32, []int32, error) {
 
 func (r simReplicas) Stop(_ context.Context, id int32) error  { return r.c.StopBroker(id) }
 func (r simReplicas) Start(_ context.Context, id int32) error { return r.c.StartBroker(id) }
+
+// TestKafkaStampedExpiry runs kafkacheck.StampedExpiry, which kafkatest's
+// TestCluster/stamped-expiry runs on Apache Kafka.
+func TestKafkaStampedExpiry(t *testing.T) {
+	const check = 100 * time.Millisecond
+	c := newTestCluster(t, Brokers(1), Topic("stamped", 1, 1), ProducerIDExpirationCheck(check))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := protocol.Dial(ctx, c.Addrs()[0], protocol.ConnConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := kafkacheck.StampedExpiry(ctx, conn, "stamped", 0, check); err != nil {
+		t.Fatal(err)
+	}
+}
