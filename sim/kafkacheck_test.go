@@ -87,16 +87,8 @@ func TestKafkaFollowerRules(t *testing.T) {
 	defer cancel()
 	leader, _ := c.Leader("followers", 0)
 	follower := (leader + 1) % 3
-	lc, err := protocol.Dial(ctx, c.Addrs()[leader], protocol.ConnConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lc.Close()
-	fc, err := protocol.Dial(ctx, c.Addrs()[follower], protocol.ConnConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fc.Close()
+	lc := dialProtocol(t, ctx, c.Addrs()[leader])
+	fc := dialProtocol(t, ctx, c.Addrs()[follower])
 	if err := kafkacheck.FollowerRules(ctx, lc, fc, leader, "followers", 0); err != nil {
 		t.Fatal(err)
 	}
@@ -139,12 +131,19 @@ func TestKafkaStampedExpiry(t *testing.T) {
 	c := newTestCluster(t, Brokers(1), Topic("stamped", 1, 1), ProducerIDExpirationCheck(check))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	conn, err := protocol.Dial(ctx, c.Addrs()[0], protocol.ConnConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := dialProtocol(t, ctx, c.Addrs()[0])
 	if err := kafkacheck.StampedExpiry(ctx, conn, "stamped", 0, check); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// dialProtocol connects a protocol.Conn to addr, closed when t ends.
+func dialProtocol(t *testing.T, ctx context.Context, addr string) *protocol.Conn {
+	t.Helper()
+	conn, err := protocol.Dial(ctx, addr, protocol.ConnConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
 }

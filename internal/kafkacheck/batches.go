@@ -99,13 +99,26 @@ func BatchRules(ctx context.Context, conn *protocol.Conn, topic string, p int32)
 }
 
 // recordsOf encodes records of the given values, no key, offset deltas
-// 0..n-1.
+// 0..n-1, timestamp deltas 0.
 func recordsOf(values ...string) []byte {
+	return recordsAt(nil, nil, values...)
+}
+
+// recordsAt encodes records of the given values, no key, no headers, at
+// the given offset deltas (nil: 0..n-1) and timestamp deltas (nil: 0).
+func recordsAt(offDeltas, tsDeltas []int64, values ...string) []byte {
 	var recs []byte
 	for j, v := range values {
-		body := []byte{0}                   // attributes
-		body = binary.AppendVarint(body, 0) // timestamp delta
-		body = binary.AppendVarint(body, int64(j))
+		off, ts := int64(j), int64(0)
+		if offDeltas != nil {
+			off = offDeltas[j]
+		}
+		if tsDeltas != nil {
+			ts = tsDeltas[j]
+		}
+		body := []byte{0} // attributes
+		body = binary.AppendVarint(body, ts)
+		body = binary.AppendVarint(body, off)
 		body = binary.AppendVarint(body, -1) // no key
 		body = append(binary.AppendVarint(body, int64(len(v))), v...)
 		body = binary.AppendVarint(body, 0) // no headers

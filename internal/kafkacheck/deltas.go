@@ -111,17 +111,11 @@ func OffsetDeltas(ctx context.Context, conn *protocol.Conn, topic string, p int3
 // rawBatch is a magic-2 batch of no producer whose records, "<x>0",
 // "<x>1", ..., carry the given offset deltas, compressed by cm (nil: none).
 func rawBatch(cm *compress.Compressor, x string, deltas []int64) ([]byte, error) {
-	var recs []byte
-	for i, d := range deltas {
-		body := []byte{0}                   // attributes
-		body = binary.AppendVarint(body, 0) // timestamp delta
-		body = binary.AppendVarint(body, d)
-		body = binary.AppendVarint(body, -1) // no key
-		v := fmt.Sprintf("%s%d", x, i)
-		body = append(binary.AppendVarint(body, int64(len(v))), v...)
-		body = binary.AppendVarint(body, 0) // headers
-		recs = append(binary.AppendVarint(recs, int64(len(body))), body...)
+	var values []string
+	for i := range deltas {
+		values = append(values, fmt.Sprintf("%s%d", x, i))
 	}
+	recs := recordsAt(deltas, nil, values...)
 	var attrs int16
 	if cm != nil {
 		var err error

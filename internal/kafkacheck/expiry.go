@@ -8,8 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/rollsafe/rollsafe/protocol"
 )
 
@@ -24,13 +22,9 @@ import (
 // records (a duplicate in the log), while the same retry from the second
 // producer is answered with its first write's offset.
 func StampedExpiry(ctx context.Context, conn *protocol.Conn, topic string, p int32, check time.Duration) error {
-	var pids [2]int64
-	var epochs [2]int16
-	for i := range pids {
-		var err error
-		if pids[i], epochs[i], err = initProducerID(ctx, conn); err != nil {
-			return err
-		}
+	pids, epochs, err := twoProducers(ctx, conn)
+	if err != nil {
+		return err
 	}
 	now := time.Now()
 	stamps := [2]int64{now.Add(-48 * time.Hour).UnixMilli(), now.UnixMilli()}
@@ -55,21 +49,13 @@ func StampedExpiry(ctx context.Context, conn *protocol.Conn, topic string, p int
 		return ctx.Err()
 	case <-time.After(2*check + check/2):
 	}
-	req := kmsg.NewPtrDescribeProducersRequest()
-	rt := kmsg.NewDescribeProducersRequestTopic()
-	rt.Topic, rt.Partitions = topic, []int32{p}
-	req.Topics = []kmsg.DescribeProducersRequestTopic{rt}
-	resp, err := conn.Request(ctx, req)
+	active, err := describeProducers(ctx, conn, topic, p)
 	if err != nil {
-		return fmt.Errorf("DescribeProducers: %w", err)
+		return err
 	}
 	var listed []int64
-	for _, t := range resp.(*kmsg.DescribeProducersResponse).Topics {
-		for _, pp := range t.Partitions {
-			for _, a := range pp.ActiveProducers {
-				listed = append(listed, a.ProducerID)
-			}
-		}
+	for _, a := range active {
+		listed = append(listed, a.ProducerID)
 	}
 	var errs []error
 	if !slices.Equal(listed, []int64{pids[1]}) {

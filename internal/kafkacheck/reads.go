@@ -29,17 +29,7 @@ import (
 func ReadRules(ctx context.Context, conn *protocol.Conn, topic string, p int32) error {
 	t0 := time.Now().Add(-time.Minute).UnixMilli()
 	for i, ts := range [][2]int64{{0, 10}, {50, 20}, {30, 40}} {
-		var recs []byte
-		for j, d := range ts {
-			v := fmt.Sprintf("r%d", 2*i+j)
-			body := []byte{0} // attributes
-			body = binary.AppendVarint(body, d)
-			body = binary.AppendVarint(body, int64(j))
-			body = binary.AppendVarint(body, -1) // no key
-			body = append(binary.AppendVarint(body, int64(len(v))), v...)
-			body = binary.AppendVarint(body, 0) // no headers
-			recs = append(binary.AppendVarint(recs, int64(len(body))), body...)
-		}
+		recs := recordsAt(nil, ts[:], fmt.Sprintf("r%d", 2*i), fmt.Sprintf("r%d", 2*i+1))
 		raw := batchOf(recs, 2, 0)
 		binary.BigEndian.PutUint64(raw[27:], uint64(t0))                   // first timestamp
 		binary.BigEndian.PutUint64(raw[35:], uint64(t0+max(ts[0], ts[1]))) // max timestamp

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/rollsafe/rollsafe/protocol"
 )
 
@@ -99,22 +97,14 @@ func window(ctx context.Context, l Leader, topic string, p int32, crash bool) er
 	if base, err := send(conn, 8); err != nil || base != 8 {
 		errs = append(errs, fmt.Errorf("sequence 8 after the restart: base offset %d, %s; Kafka writes it at 8", base, answer(err)))
 	}
-	req := kmsg.NewPtrDescribeProducersRequest()
-	rt := kmsg.NewDescribeProducersRequestTopic()
-	rt.Topic, rt.Partitions = topic, []int32{p}
-	req.Topics = []kmsg.DescribeProducersRequestTopic{rt}
-	resp, err := conn.Request(ctx, req)
+	active, err := describeProducers(ctx, conn, topic, p)
 	if err != nil {
-		return errors.Join(append(errs, fmt.Errorf("DescribeProducers: %w", err))...)
+		return errors.Join(append(errs, err)...)
 	}
 	var last []int32
-	for _, t := range resp.(*kmsg.DescribeProducersResponse).Topics {
-		for _, pp := range t.Partitions {
-			for _, a := range pp.ActiveProducers {
-				if a.ProducerID == pid {
-					last = append(last, a.LastSequence)
-				}
-			}
+	for _, a := range active {
+		if a.ProducerID == pid {
+			last = append(last, a.LastSequence)
 		}
 	}
 	if len(last) != 1 || last[0] != 9 {

@@ -2,7 +2,6 @@ package kafkacheck
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -43,13 +42,9 @@ type seqStep struct {
 // in order, at consecutive offsets) and asks DescribeProducers for each
 // producer's epoch and last sequence.
 func Sequences(ctx context.Context, conn *protocol.Conn, topic string, p int32) error {
-	var pids [2]int64
-	var epochs [2]int16
-	for i := range pids {
-		var err error
-		if pids[i], epochs[i], err = initProducerID(ctx, conn); err != nil {
-			return err
-		}
+	pids, epochs, err := twoProducers(ctx, conn)
+	if err != nil {
+		return err
 	}
 	oos, fenced := protocol.ErrOutOfOrderSequenceNumber, protocol.ErrInvalidProducerEpoch
 	steps := []seqStep{
@@ -87,19 +82,11 @@ func Sequences(ctx context.Context, conn *protocol.Conn, topic string, p int32) 
 		if st.second {
 			who = 1
 		}
-		var recs []byte
 		var values []string
 		for j := range st.n {
-			v := fmt.Sprintf("step%d-%d", i, j)
-			values = append(values, v)
-			body := []byte{0}                   // attributes
-			body = binary.AppendVarint(body, 0) // timestamp delta
-			body = binary.AppendVarint(body, int64(j))
-			body = binary.AppendVarint(body, -1) // no key
-			body = append(binary.AppendVarint(body, int64(len(v))), v...)
-			body = binary.AppendVarint(body, 0) // no headers
-			recs = append(binary.AppendVarint(recs, int64(len(body))), body...)
+			values = append(values, fmt.Sprintf("step%d-%d", i, j))
 		}
+		recs := recordsOf(values...)
 		raw := producerBatch(recs, int32(st.n), 0, pids[who], epochs[who]+st.epochUp, st.seq)
 		base, err := produce(ctx, conn, topic, p, raw)
 		switch {
@@ -147,28 +134,17 @@ func Sequences(ctx context.Context, conn *protocol.Conn, topic string, p int32) 
 	if !slices.Equal(got, want) {
 		return fmt.Errorf("read back (offset, value) %v; Kafka's log holds %v", got, want)
 	}
-	req := kmsg.NewPtrDescribeProducersRequest()
-	rt := kmsg.NewDescribeProducersRequestTopic()
-	rt.Topic, rt.Partitions = topic, []int32{p}
-	req.Topics = []kmsg.DescribeProducersRequestTopic{rt}
-	resp, err := conn.Request(ctx, req)
+	active, err := describeProducers(ctx, conn, topic, p)
 	if err != nil {
-		return fmt.Errorf("DescribeProducers: %w", err)
+		return err
 	}
 	type state struct {
 		epoch   int16
 		lastSeq int32
 	}
 	gotState := map[int64]state{}
-	for _, t := range resp.(*kmsg.DescribeProducersResponse).Topics {
-		for _, pp := range t.Partitions {
-			if pp.ErrorCode != 0 {
-				return fmt.Errorf("DescribeProducers: %w", protocol.ErrorCode(pp.ErrorCode).Err())
-			}
-			for _, a := range pp.ActiveProducers {
-				gotState[a.ProducerID] = state{int16(a.ProducerEpoch), a.LastSequence}
-			}
-		}
+	for _, a := range active {
+		gotState[a.ProducerID] = state{int16(a.ProducerEpoch), a.LastSequence}
 	}
 	wantState := map[int64]state{pids[0]: {epochs[0] + 1, 2}, pids[1]: {epochs[1], 9}}
 	if len(gotState) != 2 || gotState[pids[0]] != wantState[pids[0]] || gotState[pids[1]] != wantState[pids[1]] {
@@ -204,4 +180,37 @@ func initProducerID(ctx context.Context, conn *protocol.Conn) (int64, int16, err
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// describeProducers returns the active producers DescribeProducers lists
+// for partition p of topic.
+func describeProducers(ctx context.Context, conn *protocol.Conn, topic string, p int32) ([]kmsg.DescribeProducersResponseTopicPartitionActiveProducer, error) {
+	req := kmsg.NewPtrDescribeProducersRequest()
+	rt := kmsg.NewDescribeProducersRequestTopic()
+	rt.Topic, rt.Partitions = topic, []int32{p}
+	req.Topics = []kmsg.DescribeProducersRequestTopic{rt}
+	resp, err := conn.Request(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("DescribeProducers: %w", err)
+	}
+	var out []kmsg.DescribeProducersResponseTopicPartitionActiveProducer
+	for _, t := range resp.(*kmsg.DescribeProducersResponse).Topics {
+		for _, pp := range t.Partitions {
+			if pp.ErrorCode != 0 {
+				return nil, fmt.Errorf("DescribeProducers: %w", protocol.ErrorCode(pp.ErrorCode).Err())
+			}
+			out = append(out, pp.ActiveProducers...)
+		}
+	}
+	return out, nil
+}
+
+// twoProducers asks InitProducerId for two producer ids.
+func twoProducers(ctx context.Context, conn *protocol.Conn) (pids [2]int64, epochs [2]int16, err error) {
+	for i := range pids {
+		if pids[i], epochs[i], err = initProducerID(ctx, conn); err != nil {
+			return pids, epochs, err
+		}
+	}
+	return pids, epochs, nil
 }
