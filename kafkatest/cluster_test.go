@@ -83,6 +83,7 @@ func TestCluster(t *testing.T) {
 	t.Run("follower-rules", func(t *testing.T) { testFollowerRules(t, ctx, c) })
 	t.Run("min-insync", func(t *testing.T) { testMinInsync(t, ctx, c) })
 	t.Run("stamped-expiry", func(t *testing.T) { testStampedExpiry(t, ctx, c) })
+	t.Run("leader-move", func(t *testing.T) { testLeaderMoveWindow(t, ctx, c) })
 	t.Run("proxy", func(t *testing.T) { testProxy(t, ctx, c) })
 
 	t.Run("stop-start", func(t *testing.T) {

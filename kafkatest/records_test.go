@@ -227,3 +227,23 @@ func testStampedExpiry(t *testing.T, ctx context.Context, c *Cluster) {
 		t.Fatal(err)
 	}
 }
+
+// testLeaderMoveWindow runs kafkacheck.LeaderMoveWindow, which the sim runs
+// too (sim.TestKafkaLeaderMoveWindow): a new leader knows the producers
+// its replica copied.
+func testLeaderMoveWindow(t *testing.T, ctx context.Context, c *Cluster) {
+	const topic = "leader-move"
+	if err := c.CreateTopic(ctx, Topic{Name: topic, Replication: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WaitHealthy(ctx, topic); err != nil {
+		t.Fatal(err)
+	}
+	if err := kafkacheck.LeaderMoveWindow(ctx, kafkaReplicas{c, topic}, topic); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (r kafkaReplicas) Move(ctx context.Context, to int32) error {
+	return r.c.MoveLeader(ctx, r.topic, 0, to)
+}

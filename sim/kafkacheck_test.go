@@ -147,3 +147,16 @@ func dialProtocol(t *testing.T, ctx context.Context, addr string) *protocol.Conn
 	t.Cleanup(func() { conn.Close() })
 	return conn
 }
+
+// TestKafkaLeaderMoveWindow runs kafkacheck.LeaderMoveWindow, which
+// kafkatest's TestCluster/leader-move runs on Apache Kafka.
+func TestKafkaLeaderMoveWindow(t *testing.T) {
+	c := newTestCluster(t, Brokers(3), Topic("leader-move", 1, 3))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := kafkacheck.LeaderMoveWindow(ctx, simReplicas{c, "leader-move"}, "leader-move"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (r simReplicas) Move(_ context.Context, to int32) error { return r.c.MoveLeader(r.topic, 0, to) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/rollsafe/rollsafe/protocol"
 )
@@ -75,18 +74,7 @@ func window(ctx context.Context, l Leader, topic string, p int32, crash bool) er
 	defer conn.Close()
 	// The first produce after the restart may meet a partition still being
 	// loaded: wait out the retriable answers, which write nothing.
-	for {
-		base, err = send(conn, 4)
-		var ke *protocol.KafkaError
-		if err == nil || !errors.As(err, &ke) || !ke.Retriable {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("retry of sequence 4 after the restart: %w (last answer %v)", ctx.Err(), err)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	base, err = retriable(ctx, func() (int64, error) { return send(conn, 4) })
 	var errs []error
 	if !errors.Is(err, protocol.ErrOutOfOrderSequenceNumber) {
 		errs = append(errs, fmt.Errorf("retry of sequence 4 after the restart (crash: %v): %s (base offset %d); Kafka answers OUT_OF_ORDER_SEQUENCE_NUMBER", crash, answer(err), base))
