@@ -138,7 +138,11 @@ func produceAcks(ctx context.Context, conn *protocol.Conn, topic string, p int32
 	if err != nil {
 		return -1, err
 	}
-	pr := resp.(*kmsg.ProduceResponse).Topics[0].Partitions[0]
+	r := resp.(*kmsg.ProduceResponse)
+	if len(r.Topics) != 1 || len(r.Topics[0].Partitions) != 1 {
+		return -1, fmt.Errorf("produce response of %d topics for one partition", len(r.Topics))
+	}
+	pr := r.Topics[0].Partitions[0]
 	if code := protocol.ErrorCode(pr.ErrorCode); code != 0 {
 		return -1, fmt.Errorf("the broker answered %w", code.Err())
 	}

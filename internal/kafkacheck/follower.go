@@ -34,6 +34,9 @@ func FollowerRules(ctx context.Context, leader, follower *protocol.Conn, leaderI
 		return fmt.Errorf("produce to the follower: %w", err)
 	}
 	pr := resp.(*kmsg.ProduceResponse)
+	if len(pr.Topics) != 1 || len(pr.Topics[0].Partitions) != 1 {
+		return fmt.Errorf("produce to the follower: a response of %d topics for one partition", len(pr.Topics))
+	}
 	part := pr.Topics[0].Partitions[0]
 	if code := protocol.ErrorCode(part.ErrorCode); code != protocol.NotLeaderOrFollower {
 		errs = append(errs, fmt.Errorf("produce to the follower: %v; Kafka answers NOT_LEADER_OR_FOLLOWER", code))

@@ -102,7 +102,11 @@ func listOffset(ctx context.Context, conn *protocol.Conn, topic string, p int32,
 	if err != nil {
 		return -1, -1, err
 	}
-	r := resp.(*kmsg.ListOffsetsResponse).Topics[0].Partitions[0]
+	lr := resp.(*kmsg.ListOffsetsResponse)
+	if len(lr.Topics) != 1 || len(lr.Topics[0].Partitions) != 1 {
+		return -1, -1, fmt.Errorf("ListOffsets response of %d topics for one partition", len(lr.Topics))
+	}
+	r := lr.Topics[0].Partitions[0]
 	if r.ErrorCode != 0 {
 		return -1, -1, protocol.ErrorCode(r.ErrorCode).Err()
 	}
