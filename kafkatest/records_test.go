@@ -247,3 +247,23 @@ func testLeaderMoveWindow(t *testing.T, ctx context.Context, c *Cluster) {
 func (r kafkaReplicas) Move(ctx context.Context, to int32) error {
 	return r.c.MoveLeader(ctx, r.topic, 0, to)
 }
+
+// testPendingBatch runs kafkacheck.PendingBatch, which the sim runs too
+// (sim.TestKafkaPendingBatch): a batch answered REQUEST_TIMED_OUT above
+// the high watermark, invisible to readers, commits once the follower is
+// back.
+func testPendingBatch(t *testing.T, ctx context.Context, c *Cluster) {
+	const topic = "pending"
+	if err := c.CreateTopic(ctx, Topic{Name: topic, Replication: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WaitHealthy(ctx, topic); err != nil {
+		t.Fatal(err)
+	}
+	if err := kafkacheck.PendingBatch(ctx, kafkaReplicas{c, topic}, topic); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (r kafkaReplicas) Pause(_ context.Context, id int32) error  { return r.c.Pause(id) }
+func (r kafkaReplicas) Resume(_ context.Context, id int32) error { return r.c.Resume(id) }

@@ -160,3 +160,20 @@ func TestKafkaLeaderMoveWindow(t *testing.T) {
 }
 
 func (r simReplicas) Move(_ context.Context, to int32) error { return r.c.MoveLeader(r.topic, 0, to) }
+
+// TestKafkaPendingBatch runs kafkacheck.PendingBatch, which kafkatest's
+// TestCluster/pending-batch runs on Apache Kafka (a paused follower there,
+// a follower lagging an hour here).
+func TestKafkaPendingBatch(t *testing.T) {
+	c := newTestCluster(t, Brokers(2), Topic("pending", 1, 2))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := kafkacheck.PendingBatch(ctx, simReplicas{c, "pending"}, "pending"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (r simReplicas) Pause(_ context.Context, id int32) error {
+	return r.c.SetFollowerLag(id, time.Hour)
+}
+func (r simReplicas) Resume(_ context.Context, id int32) error { return r.c.SetFollowerLag(id, 0) }
