@@ -267,3 +267,32 @@ func testPendingBatch(t *testing.T, ctx context.Context, c *Cluster) {
 
 func (r kafkaReplicas) Pause(_ context.Context, id int32) error  { return r.c.Pause(id) }
 func (r kafkaReplicas) Resume(_ context.Context, id int32) error { return r.c.Resume(id) }
+
+// testUncleanWindow runs kafkacheck.UncleanWindow, which the sim runs too
+// (sim.TestKafkaUncleanWindow): what an unclean election keeps of a
+// producer's records and state.
+func testUncleanWindow(t *testing.T, ctx context.Context, c *Cluster) {
+	const topic = "unclean-window"
+	if err := c.CreateTopic(ctx, Topic{Name: topic, Replication: 2, Configs: map[string]string{
+		"min.insync.replicas": "1", "unclean.leader.election.enable": "true"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WaitHealthy(ctx, topic); err != nil {
+		t.Fatal(err)
+	}
+	if err := kafkacheck.UncleanWindow(ctx, kafkaReplicas{c, topic}, topic); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (r kafkaReplicas) Freeze(_ context.Context, id int32) error { return r.c.Pause(id) }
+
+func (r kafkaReplicas) ElectUnclean(ctx context.Context, dead, to int32) error {
+	if err := r.c.Kill(dead); err != nil {
+		return err
+	}
+	if err := r.c.Resume(to); err != nil {
+		return err
+	}
+	return r.c.ElectUncleanWait(ctx, r.topic, 0, to)
+}

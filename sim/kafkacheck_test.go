@@ -177,3 +177,29 @@ func (r simReplicas) Pause(_ context.Context, id int32) error {
 	return r.c.SetFollowerLag(id, time.Hour)
 }
 func (r simReplicas) Resume(_ context.Context, id int32) error { return r.c.SetFollowerLag(id, 0) }
+
+// TestKafkaUncleanWindow runs kafkacheck.UncleanWindow, which kafkatest's
+// TestCluster/unclean-window runs on Apache Kafka.
+func TestKafkaUncleanWindow(t *testing.T) {
+	c := newTestCluster(t, Brokers(2), Topic("unclean", 1, 2))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := kafkacheck.UncleanWindow(ctx, simReplicas{c, "unclean"}, "unclean"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (r simReplicas) Freeze(_ context.Context, id int32) error {
+	return r.c.PauseReplication(r.topic, 0, id)
+}
+
+func (r simReplicas) ElectUnclean(_ context.Context, dead, to int32) error {
+	if err := r.c.KillBroker(dead); err != nil {
+		return err
+	}
+	if err := r.c.ResumeReplication(r.topic, 0, to); err != nil {
+		return err
+	}
+	_, err := r.c.UncleanElect(r.topic, 0, to)
+	return err
+}

@@ -54,16 +54,8 @@ func LeaderMoveWindow(ctx context.Context, c Mover, topic string) error {
 	if err := c.Move(ctx, to); err != nil {
 		return fmt.Errorf("moving the leadership from %d to %d: %w", old, to, err)
 	}
-	for {
-		leader, _, err := c.State(ctx)
-		if err == nil && leader == to {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("waiting for broker %d to lead: %w", to, ctx.Err())
-		case <-time.After(100 * time.Millisecond):
-		}
+	if err := untilLeader(ctx, c, to); err != nil {
+		return err
 	}
 	nc, err := c.Dial(ctx, to)
 	if err != nil {
