@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -20,7 +21,8 @@ import (
 //     among the response's brokers;
 //   - ListOffsets to the follower: NOT_LEADER_OR_FOLLOWER;
 //   - Fetch v10 (no KIP-392 client metadata) from the follower:
-//     NOT_LEADER_OR_FOLLOWER;
+//     NOT_LEADER_OR_FOLLOWER; Fetch v11+ is served by it, once its high
+//     watermark covers a record written to the leader;
 //   - Produce, Fetch and ListOffsets to the leader with a leader epoch one
 //     above the current: UNKNOWN_LEADER_EPOCH for Fetch and ListOffsets
 //     (Produce carries none);
@@ -28,27 +30,16 @@ import (
 //     UNKNOWN_TOPIC_OR_PARTITION.
 func FollowerRules(ctx context.Context, leader, follower *protocol.Conn, leaderID int32, topic string, p int32) error {
 	var errs []error
-	req := produceRequest(topic, p, batchOf(recordsOf("f"), 1, 0), -1)
-	resp, err := follower.Request(ctx, req)
+	code, pr, err := produceAnswer(ctx, follower, topic, p, batchOf(recordsOf("f"), 1, 0))
 	if err != nil {
 		return fmt.Errorf("produce to the follower: %w", err)
 	}
-	pr := resp.(*kmsg.ProduceResponse)
-	if len(pr.Topics) != 1 || len(pr.Topics[0].Partitions) != 1 {
-		return fmt.Errorf("produce to the follower: a response of %d topics for one partition", len(pr.Topics))
-	}
 	part := pr.Topics[0].Partitions[0]
-	if code := protocol.ErrorCode(part.ErrorCode); code != protocol.NotLeaderOrFollower {
+	if code != protocol.NotLeaderOrFollower {
 		errs = append(errs, fmt.Errorf("produce to the follower: %v; Kafka answers NOT_LEADER_OR_FOLLOWER", code))
 	}
-	if pr.Version >= 10 {
-		hint := part.CurrentLeader
-		if hint.LeaderID != leaderID || hint.LeaderEpoch < 0 {
-			errs = append(errs, fmt.Errorf("produce to the follower: hint leader %d epoch %d; Kafka names leader %d and its epoch", hint.LeaderID, hint.LeaderEpoch, leaderID))
-		}
-		if !slices.ContainsFunc(pr.Brokers, func(b kmsg.ProduceResponseBroker) bool { return b.NodeID == leaderID }) {
-			errs = append(errs, fmt.Errorf("produce to the follower: the response's brokers %v omit the leader %d", pr.Brokers, leaderID))
-		}
+	if err := checkHint(pr, leaderID, 0); err != nil {
+		errs = append(errs, fmt.Errorf("produce to the follower: %w", err))
 	}
 	epoch := int32(-1)
 	if pr.Version >= 10 {
@@ -70,6 +61,13 @@ func FollowerRules(ctx context.Context, leader, follower *protocol.Conn, leaderI
 			Timestamp: protocol.ListLatest, CurrentLeaderEpoch: epoch + 1}); !errors.Is(err, protocol.ErrUnknownLeaderEpoch) {
 			errs = append(errs, fmt.Errorf("ListOffsets with the leader epoch ahead: %s; Kafka answers UNKNOWN_LEADER_EPOCH", answer(err)))
 		}
+	}
+	// A consumer's Fetch v11+ (KIP-392 client metadata) is served by a
+	// follower, up to its own high watermark.
+	if _, err := produce(ctx, leader, topic, p, batchOf(recordsOf("g"), 1, 0)); err != nil {
+		errs = append(errs, fmt.Errorf("produce to the leader: %w", err))
+	} else if err := fetchedFrom(ctx, follower, topic, p); err != nil {
+		errs = append(errs, fmt.Errorf("Fetch v11+ from the follower: %w; Kafka serves it once the follower's high watermark covers the record", err))
 	}
 	for _, tp := range []struct {
 		topic string
@@ -95,4 +93,54 @@ func produceRequest(topic string, p int32, raw []byte, acks int16) *kmsg.Produce
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
 	return req
+}
+
+// produceAnswer sends raw, acks=all, and returns the partition's code with
+// the whole response (which holds exactly that partition).
+func produceAnswer(ctx context.Context, conn *protocol.Conn, topic string, p int32, raw []byte) (protocol.ErrorCode, *kmsg.ProduceResponse, error) {
+	resp, err := conn.Request(ctx, produceRequest(topic, p, raw, -1))
+	if err != nil {
+		return 0, nil, err
+	}
+	pr := resp.(*kmsg.ProduceResponse)
+	if len(pr.Topics) != 1 || len(pr.Topics[0].Partitions) != 1 {
+		return 0, nil, fmt.Errorf("a response of %d topics for one partition", len(pr.Topics))
+	}
+	return protocol.ErrorCode(pr.Topics[0].Partitions[0].ErrorCode), pr, nil
+}
+
+// checkHint checks a NOT_LEADER_OR_FOLLOWER produce response's KIP-951
+// hint (Produce v10+): the leader's id, an epoch of at least minEpoch, and
+// its endpoint among the response's brokers.
+func checkHint(pr *kmsg.ProduceResponse, leaderID, minEpoch int32) error {
+	if pr.Version < 10 {
+		return nil
+	}
+	hint := pr.Topics[0].Partitions[0].CurrentLeader
+	if hint.LeaderID != leaderID || hint.LeaderEpoch < minEpoch {
+		return fmt.Errorf("hint leader %d epoch %d; Kafka names leader %d at epoch %d or later", hint.LeaderID, hint.LeaderEpoch, leaderID, minEpoch)
+	}
+	if !slices.ContainsFunc(pr.Brokers, func(b kmsg.ProduceResponseBroker) bool { return b.NodeID == leaderID }) {
+		return fmt.Errorf("the response's brokers %v omit the leader %d", pr.Brokers, leaderID)
+	}
+	return nil
+}
+
+// fetchedFrom fetches partition p of topic at 0 over conn (Fetch v11+)
+// until it returns records, within ctx.
+func fetchedFrom(ctx context.Context, conn *protocol.Conn, topic string, p int32) error {
+	for {
+		r, err := protocol.Fetch(ctx, conn, protocol.FetchOptions{Topic: topic, Partition: p, Offset: 0, CurrentLeaderEpoch: protocol.NoLeaderEpoch})
+		if err != nil {
+			return err
+		}
+		if len(r.Records) > 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("no records (high watermark %d): %w", r.HighWatermark, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }

@@ -23,7 +23,8 @@ type Mover interface {
 // leadership moves to a follower. Apache Kafka 4.4's new leader answers a
 // retry of each batch with its first write's offset, takes sequence 6 at
 // offset 6 and lists the producer's last sequence as 7; the old leader
-// answers NOT_LEADER_OR_FOLLOWER.
+// answers NOT_LEADER_OR_FOLLOWER naming the new leader and its epoch
+// (KIP-951).
 func LeaderMoveWindow(ctx context.Context, c Mover, topic string) error {
 	old, isr, err := waitISR(ctx, c, 3)
 	if err != nil {
@@ -75,8 +76,11 @@ func LeaderMoveWindow(ctx context.Context, c Mover, topic string) error {
 	if base, err := send(nc, 6); err != nil || base != 6 {
 		errs = append(errs, fmt.Errorf("sequence 6 on the new leader: base offset %d, %s; Kafka writes it at 6", base, answer(err)))
 	}
-	if _, err := send(oc, 8); !errors.Is(err, protocol.ErrNotLeaderOrFollower) {
-		errs = append(errs, fmt.Errorf("sequence 8 to the old leader: %s; Kafka answers NOT_LEADER_OR_FOLLOWER", answer(err)))
+	recs := recordsOf("s8", "s9")
+	if code, pr, err := produceAnswer(ctx, oc, topic, 0, producerBatch(recs, 2, 0, pid, epoch, 8)); err != nil || code != protocol.NotLeaderOrFollower {
+		errs = append(errs, fmt.Errorf("sequence 8 to the old leader: %v, %v; Kafka answers NOT_LEADER_OR_FOLLOWER", code, err))
+	} else if err := checkHint(pr, to, 1); err != nil {
+		errs = append(errs, fmt.Errorf("sequence 8 to the old leader: %w", err))
 	}
 	active, err := describeProducers(ctx, nc, topic, 0)
 	if err != nil {
