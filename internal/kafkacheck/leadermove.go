@@ -26,11 +26,7 @@ type Mover interface {
 // answers NOT_LEADER_OR_FOLLOWER naming the new leader and its epoch
 // (KIP-951).
 func LeaderMoveWindow(ctx context.Context, c Mover, topic string) error {
-	old, isr, err := waitISR(ctx, c, 3)
-	if err != nil {
-		return err
-	}
-	oc, err := c.Dial(ctx, old)
+	old, to, oc, err := inSync(ctx, c, 3)
 	if err != nil {
 		return err
 	}
@@ -47,10 +43,6 @@ func LeaderMoveWindow(ctx context.Context, c Mover, topic string) error {
 		if base, err := send(oc, seq); err != nil || base != int64(seq) {
 			return fmt.Errorf("sequence %d: base offset %d, %v; want %d", seq, base, err, seq)
 		}
-	}
-	to := isr[0]
-	if to == old {
-		to = isr[1]
 	}
 	if err := c.Move(ctx, to); err != nil {
 		return fmt.Errorf("moving the leadership from %d to %d: %w", old, to, err)

@@ -29,19 +29,11 @@ type Replicas interface {
 // it (a consumer cannot read it) until the follower is back in sync; then
 // acks=all is taken again. The follower is running again when it returns.
 func MinInsync(ctx context.Context, c Replicas, topic string) error {
-	leader, isr, err := waitISR(ctx, c, 2)
-	if err != nil {
-		return err
-	}
-	conn, err := c.Dial(ctx, leader)
+	_, follower, conn, err := inSync(ctx, c, 2)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	follower := isr[0]
-	if follower == leader {
-		follower = isr[1]
-	}
 	var errs []error
 	send := func(what string, acks int16, want error, wantOffset int64) {
 		base, err := produceAcks(ctx, conn, topic, 0, batchOf(recordsOf(what), 1, 0), acks)
@@ -91,4 +83,19 @@ func waitISR(ctx context.Context, c Replicas, n int) (int32, []int32, error) {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// inSync waits until the partition has n in-sync replicas and returns its
+// leader, a follower in sync and a connection to the leader.
+func inSync(ctx context.Context, c Replicas, n int) (leader, follower int32, conn *protocol.Conn, err error) {
+	leader, isr, err := waitISR(ctx, c, n)
+	if err != nil {
+		return -1, -1, nil, err
+	}
+	follower = isr[0]
+	if follower == leader {
+		follower = isr[1]
+	}
+	conn, err = c.Dial(ctx, leader)
+	return leader, follower, conn, err
 }

@@ -35,15 +35,7 @@ type Pauser interface {
 // reaches 5, Fetch returns it once, and a retry of it is answered with its
 // offset, 2, not written again.
 func PendingBatch(ctx context.Context, c Pauser, topic string) error {
-	leader, isr, err := waitISR(ctx, c, 2)
-	if err != nil {
-		return err
-	}
-	follower := isr[0]
-	if follower == leader {
-		follower = isr[1]
-	}
-	conn, err := c.Dial(ctx, leader)
+	_, follower, conn, err := inSync(ctx, c, 2)
 	if err != nil {
 		return err
 	}

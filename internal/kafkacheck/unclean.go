@@ -33,15 +33,7 @@ type Uncleaner interface {
 // 4 and 6. The old leader restarts and truncates to the new leader's log:
 // once both are in sync, the log holds the eight records once each.
 func UncleanWindow(ctx context.Context, c Uncleaner, topic string) error {
-	leader, isr, err := waitISR(ctx, c, 2)
-	if err != nil {
-		return err
-	}
-	stale := isr[0]
-	if stale == leader {
-		stale = isr[1]
-	}
-	lc, err := c.Dial(ctx, leader)
+	leader, stale, lc, err := inSync(ctx, c, 2)
 	if err != nil {
 		return err
 	}
