@@ -84,6 +84,7 @@ func testReadRules(t *testing.T, ctx context.Context, c *Cluster) {
 // (sim.TestKafkaRestartWindow): after a clean restart a broker remembers
 // only each producer's last batch.
 func testRestartWindow(t *testing.T, ctx context.Context, c *Cluster) {
+	restoreNodes(t, ctx, c)
 	const topic = "restart-window"
 	leaderConn(t, ctx, c, topic) // creates it, one replica
 	if err := kafkacheck.RestartWindow(ctx, kafkaLeader{c, topic}, topic, 0); err != nil {
@@ -95,6 +96,7 @@ func testRestartWindow(t *testing.T, ctx context.Context, c *Cluster) {
 // (sim.TestKafkaRestartWindow): after kill -9 too a broker remembers only
 // each producer's last batch.
 func testCrashWindow(t *testing.T, ctx context.Context, c *Cluster) {
+	restoreNodes(t, ctx, c)
 	const topic = "crash-window"
 	leaderConn(t, ctx, c, topic)
 	if err := kafkacheck.CrashWindow(ctx, kafkaLeader{c, topic}, topic, 0); err != nil {
@@ -182,6 +184,7 @@ func testFollowerRules(t *testing.T, ctx context.Context, c *Cluster) {
 // (sim.TestKafkaMinInsync): NOT_ENOUGH_REPLICAS, and a high watermark that
 // waits, while the in-sync replicas are fewer than min.insync.replicas.
 func testMinInsync(t *testing.T, ctx context.Context, c *Cluster) {
+	restoreNodes(t, ctx, c)
 	const topic = "min-insync"
 	if err := c.CreateTopic(ctx, Topic{Name: topic, Replication: 2, Configs: map[string]string{"min.insync.replicas": "2"}}); err != nil {
 		t.Fatal(err)
@@ -253,6 +256,7 @@ func (r kafkaReplicas) Move(ctx context.Context, to int32) error {
 // the high watermark, invisible to readers, commits once the follower is
 // back.
 func testPendingBatch(t *testing.T, ctx context.Context, c *Cluster) {
+	restoreNodes(t, ctx, c)
 	const topic = "pending"
 	if err := c.CreateTopic(ctx, Topic{Name: topic, Replication: 2}); err != nil {
 		t.Fatal(err)
@@ -272,6 +276,7 @@ func (r kafkaReplicas) Resume(_ context.Context, id int32) error { return r.c.Re
 // (sim.TestKafkaUncleanWindow): what an unclean election keeps of a
 // producer's records and state.
 func testUncleanWindow(t *testing.T, ctx context.Context, c *Cluster) {
+	restoreNodes(t, ctx, c)
 	const topic = "unclean-window"
 	if err := c.CreateTopic(ctx, Topic{Name: topic, Replication: 2, Configs: map[string]string{
 		"min.insync.replicas": "1", "unclean.leader.election.enable": "true"}}); err != nil {
@@ -295,4 +300,24 @@ func (r kafkaReplicas) ElectUnclean(ctx context.Context, dead, to int32) error {
 		return err
 	}
 	return r.c.ElectUncleanWait(ctx, r.topic, 0, to)
+}
+
+// restoreNodes resumes every paused node and starts every stopped one when
+// t ends, so that a check failing halfway leaves the cluster whole for the
+// subtests after it.
+func restoreNodes(t *testing.T, ctx context.Context, c *Cluster) {
+	t.Cleanup(func() {
+		for id := range int32(c.Brokers()) {
+			if c.Paused(id) {
+				if err := c.Resume(id); err != nil {
+					t.Errorf("resume node %d: %v", id, err)
+				}
+			}
+			if !c.Running(id) {
+				if err := c.Start(ctx, id); err != nil {
+					t.Errorf("start node %d: %v", id, err)
+				}
+			}
+		}
+	})
 }
