@@ -321,3 +321,38 @@ func restoreNodes(t *testing.T, ctx context.Context, c *Cluster) {
 		}
 	})
 }
+
+// testAcksZero runs kafkacheck.AcksZero, which the sim runs too
+// (sim.TestKafkaAcksZero): an acks=0 produce the broker refuses closes the
+// connection.
+func testAcksZero(t *testing.T, ctx context.Context, c *Cluster) {
+	const topic = "acks-zero"
+	if err := c.CreateTopic(ctx, Topic{Name: topic, Replication: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WaitHealthy(ctx, topic); err != nil {
+		t.Fatal(err)
+	}
+	r := kafkaReplicas{c, topic}
+	leader, isr, err := r.State(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	follower := isr[0]
+	if follower == leader {
+		follower = isr[1]
+	}
+	lc, err := r.Dial(ctx, leader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lc.Close()
+	fc, err := r.Dial(ctx, follower)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fc.Close()
+	if err := kafkacheck.AcksZero(ctx, lc, fc, topic, 0); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -5,7 +5,8 @@
 // NewCluster starts brokers on loopback listeners. They serve ApiVersions,
 // Metadata (with leader epochs), InitProducerId (idempotent producers only),
 // Produce v3-v12 (record batch v2, CRC-32C checked, every codec decompressed
-// and validated; acks 0, 1 and -1), Fetch v4-v12 (up to the answering
+// and validated; acks 0, 1 and -1 — an acks=0 produce it refuses closes
+// the connection, as Kafka does), Fetch v4-v12 (up to the answering
 // replica's high watermark, the stored bytes as produced), ListOffsets,
 // FindCoordinator, OffsetForLeaderEpoch and DescribeProducers (KIP-664;
 // WithoutDescribeProducers and Pre25 emulate brokers without it), flexible

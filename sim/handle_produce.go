@@ -56,6 +56,13 @@ func (b *broker) produce(ctx context.Context, r *kmsg.ProduceRequest) outcome {
 	act := actRespond
 	if r.Acks == 0 {
 		act = actNoResponse
+		// Kafka never answers acks=0; a partition it refused it can only
+		// signal by closing the connection (kafkacheck.AcksZero).
+		for _, res := range results {
+			if res.rp.ErrorCode != errNone {
+				act = actClose
+			}
+		}
 	}
 	for _, res := range results {
 		if res.act > act {

@@ -203,3 +203,17 @@ func (r simReplicas) ElectUnclean(_ context.Context, dead, to int32) error {
 	_, err := r.c.UncleanElect(r.topic, 0, to)
 	return err
 }
+
+// TestKafkaAcksZero runs kafkacheck.AcksZero, which kafkatest's
+// TestCluster/acks-zero runs on Apache Kafka.
+func TestKafkaAcksZero(t *testing.T) {
+	c := newTestCluster(t, Brokers(3), Topic("acks-zero", 1, 3))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	leader, _ := c.Leader("acks-zero", 0)
+	lc := dialProtocol(t, ctx, c.Addrs()[leader])
+	fc := dialProtocol(t, ctx, c.Addrs()[(leader+1)%3])
+	if err := kafkacheck.AcksZero(ctx, lc, fc, "acks-zero", 0); err != nil {
+		t.Fatal(err)
+	}
+}
