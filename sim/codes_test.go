@@ -32,6 +32,8 @@ func TestErrorCodesMatchKafkaNames(t *testing.T) {
 		"INVALID_RECORD":                        errInvalidRecord,
 		"UNKNOWN_SERVER_ERROR":                  errUnknownServerError,
 		"TRANSACTIONAL_ID_AUTHORIZATION_FAILED": errTransactionalIDAuthorization,
+		"NOT_ENOUGH_REPLICAS":                   errNotEnoughReplicas,
+		"NOT_ENOUGH_REPLICAS_AFTER_APPEND":      errNotEnoughReplicasAfterAppend,
 		"TOPIC_AUTHORIZATION_FAILED":            errTopicAuthorization,
 		"CLUSTER_AUTHORIZATION_FAILED":          errClusterAuthorization,
 	} {

@@ -19,8 +19,11 @@ const (
 	errNotLeaderOrFollower          int16 = 6
 	errRequestTimedOut              int16 = 7
 	errMessageTooLarge              int16 = 10
+	errNotEnoughReplicas            int16 = 19
+	errNotEnoughReplicasAfterAppend int16 = 20
 	errTopicAuthorization           int16 = 29
 	errClusterAuthorization         int16 = 31
+	errTransactionalIDAuthorization int16 = 53
 	errCoordinatorNotAvailable      int16 = 15
 	errInvalidRequiredAcks          int16 = 21
 	errUnsupportedVersion           int16 = 35
@@ -32,9 +35,6 @@ const (
 	errUnknownLeaderEpoch           int16 = 75
 	errOffsetNotAvailable           int16 = 78
 	errInvalidRecord                int16 = 87
-	errNotEnoughReplicas            int16 = 19
-	errNotEnoughReplicasAfterAppend int16 = 20
-	errTransactionalIDAuthorization int16 = 53
 )
 
 // Errors returned by the Cluster's control methods; test with errors.Is.
