@@ -52,50 +52,51 @@ func addSeq(seq, n int32) int32 {
 // request: exactly one magic-2 batch with a correct CRC-32C whose records
 // decompress within limit and parse by Kafka's rules (checkRecords); a
 // compressed batch's records must have offset deltas 0..n-1. Errors are
-// *BatchError carrying the code Kafka answers with.
+// *BatchError carrying the code Kafka answers with. It returns the batch
+// without the bytes after it that Kafka trims (firstBatch).
 //
 // With keyed (a compacted topic) every record must have a key.
-func parseProduceBatch(raw []byte, maxBatch, maxDecompressed int, keyed bool) (batchHeader, error) {
+func parseProduceBatch(raw []byte, maxBatch, maxDecompressed int, keyed bool) (batchHeader, []byte, error) {
 	var h batchHeader
 	raw, err := firstBatch(raw)
 	if err != nil {
-		return h, err
+		return h, nil, err
 	}
 	if m := raw[offsetOfMagic]; m != 2 {
-		return h, batchErr(errInvalidRecord, "record batch magic %d, produce v3+ needs 2", m)
+		return h, nil, batchErr(errInvalidRecord, "record batch magic %d, produce v3+ needs 2", m)
 	}
 	if len(raw) > maxBatch {
-		return h, batchErr(errMessageTooLarge, "record batch of %d bytes exceeds %d", len(raw), maxBatch)
+		return h, nil, batchErr(errMessageTooLarge, "record batch of %d bytes exceeds %d", len(raw), maxBatch)
 	}
 	if len(raw) < recordBatchHeaderLen {
-		return h, batchErr(errCorruptMessage, "record batch of %d bytes is shorter than its header", len(raw))
+		return h, nil, batchErr(errCorruptMessage, "record batch of %d bytes is shorter than its header", len(raw))
 	}
 	var b kmsg.RecordBatch
 	if err := b.ReadFrom(raw); err != nil {
-		return h, batchErr(errCorruptMessage, "record batch header: %v", err)
+		return h, nil, batchErr(errCorruptMessage, "record batch header: %v", err)
 	}
 	if b.FirstOffset != 0 {
-		return h, batchErr(errInvalidRecord, "the base offset of a produced batch must be 0, not %d", b.FirstOffset)
+		return h, nil, batchErr(errInvalidRecord, "the base offset of a produced batch must be 0, not %d", b.FirstOffset)
 	}
 	if crc := crc32.Checksum(raw[21:], castagnoli); crc != uint32(b.CRC) {
-		return h, batchErr(errCorruptMessage, "record batch CRC %08x, computed %08x", uint32(b.CRC), crc)
+		return h, nil, batchErr(errCorruptMessage, "record batch CRC %08x, computed %08x", uint32(b.CRC), crc)
 	}
 	if b.Attributes&0x20 != 0 {
-		return h, batchErr(errInvalidRecord, "control batches cannot be produced")
+		return h, nil, batchErr(errInvalidRecord, "control batches cannot be produced")
 	}
 	if b.Attributes&0x10 != 0 {
-		return h, batchErr(errInvalidRecord, "transactional batches are not simulated")
+		return h, nil, batchErr(errInvalidRecord, "transactional batches are not simulated")
 	}
 	if b.NumRecords <= 0 || b.LastOffsetDelta != b.NumRecords-1 {
-		return h, batchErr(errInvalidRecord, "record count %d with last offset delta %d", b.NumRecords, b.LastOffsetDelta)
+		return h, nil, batchErr(errInvalidRecord, "record count %d with last offset delta %d", b.NumRecords, b.LastOffsetDelta)
 	}
 	if b.ProducerID >= 0 && (b.ProducerEpoch < 0 || b.FirstSequence < 0) {
-		return h, batchErr(errInvalidRecord, "producer %d with epoch %d and sequence %d", b.ProducerID, b.ProducerEpoch, b.FirstSequence)
+		return h, nil, batchErr(errInvalidRecord, "producer %d with epoch %d and sequence %d", b.ProducerID, b.ProducerEpoch, b.FirstSequence)
 	}
 	codec := compress.Codec(b.Attributes & 0x07)
 	if !codec.Valid() {
 		// Kafka fails looking the codec up (IllegalArgumentException).
-		return h, batchErr(errUnknownServerError, "unknown compression type id %d", codec)
+		return h, nil, batchErr(errUnknownServerError, "unknown compression type id %d", codec)
 	}
 	recs := b.Records
 	if codec != compress.None {
@@ -110,12 +111,12 @@ func parseProduceBatch(raw []byte, maxBatch, maxDecompressed int, keyed bool) (b
 			if errors.Is(err, compress.ErrTooLarge) {
 				code = errInvalidRecord
 			}
-			return h, batchErr(code, "records: %v", err)
+			return h, nil, batchErr(code, "records: %v", err)
 		}
 	}
 	inOrder, err := checkRecords(recs, b.NumRecords, keyed)
 	if err != nil {
-		return h, err
+		return h, nil, err
 	}
 	if !inOrder && codec != compress.None {
 		// Kafka keeps an uncompressed batch as sent whatever its records'
@@ -123,7 +124,7 @@ func parseProduceBatch(raw []byte, maxBatch, maxDecompressed int, keyed bool) (b
 		// 0..n-1 it means to rebuild, but it has read the records without
 		// their keys and values and fails (Apache Kafka 4.4: "key is skipped
 		// in PartialDefaultRecord"); kafkacheck.OffsetDeltas shows it.
-		return h, batchErr(errUnknownServerError, "compressed batch with inner offsets other than 0..%d: Kafka fails rebuilding it", b.NumRecords-1)
+		return h, nil, batchErr(errUnknownServerError, "compressed batch with inner offsets other than 0..%d: Kafka fails rebuilding it", b.NumRecords-1)
 	}
 	h = batchHeader{
 		lastOffsetDelta: b.LastOffsetDelta,
@@ -135,7 +136,7 @@ func parseProduceBatch(raw []byte, maxBatch, maxDecompressed int, keyed bool) (b
 		numRecords:      b.NumRecords,
 		attributes:      b.Attributes,
 	}
-	return h, nil
+	return h, raw, nil
 }
 
 // inflated holds the buffers produced batches are decompressed into to be

@@ -17,14 +17,14 @@ func BenchmarkParseProduceBatchGzip(b *testing.B) {
 		values = append(values, string(ev.Value))
 	}
 	raw := makeBatch(b, spec{pid: -1, epoch: -1, seq: -1, codec: compress.Gzip, values: values})
-	if _, err := parseProduceBatch(raw, 4<<20, 64<<20, false); err != nil {
+	if _, _, err := parseProduceBatch(raw, 4<<20, 64<<20, false); err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(values) * fixture.Large))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		if _, err := parseProduceBatch(raw, 4<<20, 64<<20, false); err != nil {
+		if _, _, err := parseProduceBatch(raw, 4<<20, 64<<20, false); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -32,16 +32,16 @@ func TestParseProduceBatchPooledBuffers(t *testing.T) {
 			for i := range 60 {
 				switch (g + i) % 3 {
 				case 0:
-					if h, err := parseProduceBatch(large, 8<<20, 64<<20, false); err != nil || h.numRecords != 3000 {
+					if h, _, err := parseProduceBatch(large, 8<<20, 64<<20, false); err != nil || h.numRecords != 3000 {
 						t.Errorf("large batch: %d records, %v", h.numRecords, err)
 					}
 				case 1:
-					if h, err := parseProduceBatch(small, 8<<20, 64<<20, false); err != nil || h.numRecords != 3 {
+					if h, _, err := parseProduceBatch(small, 8<<20, 64<<20, false); err != nil || h.numRecords != 3 {
 						t.Errorf("small batch: %d records, %v", h.numRecords, err)
 					}
 				default:
 					var be *BatchError
-					if _, err := parseProduceBatch(bad, 8<<20, 64<<20, false); !errors.As(err, &be) || be.Code != errInvalidRecord {
+					if _, _, err := parseProduceBatch(bad, 8<<20, 64<<20, false); !errors.As(err, &be) || be.Code != errInvalidRecord {
 						t.Errorf("overrunning batch: %v, want an invalid-record BatchError", err)
 					}
 				}

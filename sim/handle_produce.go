@@ -109,9 +109,9 @@ func (b *broker) producePartition(ctx context.Context, res *produceResult, topic
 		fail(errInvalidRequiredAcks, "")
 		return
 	}
-	h, perr := parseProduceBatch(raw, c.cfg.maxBatchBytes, c.cfg.maxDecompressed, c.cfg.compacted[topic])
+	h, batch, perr := parseProduceBatch(raw, c.cfg.maxBatchBytes, c.cfg.maxDecompressed, c.cfg.compacted[topic])
 	if perr == nil {
-		raw, _ = firstBatch(raw) // stray bytes after the batch are not kept, as Kafka trims them
+		raw = batch // stray bytes after the batch are not kept, as Kafka trims them
 		res.rec.ProducerID, res.rec.ProducerEpoch = h.producerID, h.producerEpoch
 		res.rec.BaseSequence, res.rec.NumRecords = h.baseSequence, h.numRecords
 	}
