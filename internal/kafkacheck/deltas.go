@@ -17,7 +17,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/rollsafe/rollsafe/batching"
 	"github.com/rollsafe/rollsafe/compress"
 	"github.com/rollsafe/rollsafe/protocol"
 )
@@ -68,39 +67,14 @@ func OffsetDeltas(ctx context.Context, conn *protocol.Conn, topic string, p int3
 	if baseC != base+3 {
 		return fmt.Errorf("batch A at %d, C at %d: Kafka gives A its record count (3) of offsets and B none", base, baseC)
 	}
-	type rec struct {
-		offset int64
-		value  string
-	}
-	want := []rec{{base, "a0"}, {base + 2, "a1"}, {base + 1, "a2"}, {base + 3, "c0"}}
+	want := []logRecord{{base, "a0"}, {base + 2, "a1"}, {base + 1, "a2"}, {base + 3, "c0"}}
 	wantCodecs := []compress.Codec{compress.None, compress.None}
-	var got []rec
-	var codecs []compress.Codec
-	for offset := base; offset < base+4; {
-		raw, hw, _, err := protocol.FetchPartition(ctx, conn, topic, p, offset, 1<<20)
-		if err != nil {
-			return fmt.Errorf("fetch at %d: %w", offset, err)
-		}
-		if hw < base+4 {
-			return fmt.Errorf("high watermark %d below %d after acks=all", hw, base+4)
-		}
-		batches, err := batching.DecodeBatches(raw, 1<<20)
-		if err != nil {
-			return fmt.Errorf("fetch at %d: %w", offset, err)
-		}
-		if len(batches) == 0 {
-			return fmt.Errorf("fetch at %d below the high watermark %d returned no batch", offset, hw)
-		}
-		for _, d := range batches {
-			if d.Header.BaseOffset < offset || d.Header.BaseOffset >= base+4 {
-				continue
-			}
-			codecs = append(codecs, d.Header.Codec())
-			for _, r := range d.Records {
-				got = append(got, rec{r.Offset, string(r.Value)})
-			}
-			offset = d.Header.LastOffset() + 1
-		}
+	got, codecs, hw, err := readLog(ctx, conn, topic, p, base, base+4)
+	if err != nil {
+		return err
+	}
+	if hw < base+4 {
+		return fmt.Errorf("high watermark %d below %d after acks=all", hw, base+4)
 	}
 	if !slices.Equal(got, want) || !slices.Equal(codecs, wantCodecs) {
 		return fmt.Errorf("read back (offset, value) %v in batches of %v; Kafka keeps %v in %v", got, codecs, want, wantCodecs)

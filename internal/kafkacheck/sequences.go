@@ -9,7 +9,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/rollsafe/rollsafe/batching"
 	"github.com/rollsafe/rollsafe/protocol"
 )
 
@@ -70,11 +69,7 @@ func Sequences(ctx context.Context, conn *protocol.Conn, topic string, p int32) 
 		{what: "second producer, sequence 9", second: true, seq: 9, n: 1, at: -1},
 		{what: "second producer's retry of sequence 7", second: true, seq: 7, n: 2, at: 17},
 	}
-	type rec struct {
-		offset int64
-		value  string
-	}
-	var want []rec
+	var want []logRecord
 	var errs []error
 	next := int64(0)
 	for i, st := range steps {
@@ -101,7 +96,7 @@ func Sequences(ctx context.Context, conn *protocol.Conn, topic string, p int32) 
 				errs = append(errs, fmt.Errorf("step %d, %s: written at %d; Kafka writes it at the log end, %d", i, st.what, base, next))
 			}
 			for j, v := range values {
-				want = append(want, rec{next + int64(j), v})
+				want = append(want, logRecord{next + int64(j), v})
 			}
 			next += int64(st.n)
 		}
@@ -109,27 +104,12 @@ func Sequences(ctx context.Context, conn *protocol.Conn, topic string, p int32) 
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	var got []rec
-	for offset := int64(0); offset < next; {
-		raw, hw, _, err := protocol.FetchPartition(ctx, conn, topic, p, offset, 1<<20)
-		if err != nil {
-			return fmt.Errorf("fetch at %d: %w", offset, err)
-		}
-		if hw != next {
-			return fmt.Errorf("high watermark %d after acks=all writes of %d records", hw, next)
-		}
-		batches, err := batching.DecodeBatches(raw, 1<<20)
-		if err != nil || len(batches) == 0 {
-			return fmt.Errorf("fetch at %d below the high watermark %d: %d batches, %v", offset, hw, len(batches), err)
-		}
-		for _, d := range batches {
-			for _, r := range d.Records {
-				if r.Offset >= offset {
-					got = append(got, rec{r.Offset, string(r.Value)})
-				}
-			}
-			offset = max(offset, d.Header.LastOffset()+1)
-		}
+	got, _, hw, err := readLog(ctx, conn, topic, p, 0, next)
+	if err != nil {
+		return err
+	}
+	if hw != next {
+		return fmt.Errorf("high watermark %d after acks=all writes of %d records", hw, next)
 	}
 	if !slices.Equal(got, want) {
 		return fmt.Errorf("read back (offset, value) %v; Kafka's log holds %v", got, want)

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/rollsafe/rollsafe/batching"
 	"github.com/rollsafe/rollsafe/protocol"
 )
 
@@ -100,20 +99,10 @@ func UncleanWindow(ctx context.Context, c Uncleaner, topic string) error {
 	if _, _, err := waitISR(ctx, c, 2); err != nil {
 		return errors.Join(append(errs, err)...)
 	}
-	var values []string
-	r, err := protocol.Fetch(ctx, nc, protocol.FetchOptions{Topic: topic, Offset: 0, CurrentLeaderEpoch: protocol.NoLeaderEpoch})
-	if err == nil {
-		var bs []batching.DecodedBatch
-		bs, err = batching.DecodeBatches(r.Records, 1<<20)
-		for _, b := range bs {
-			for _, rec := range b.Records {
-				values = append(values, string(rec.Value))
-			}
-		}
-	}
+	recs, _, hw, err := readLog(ctx, nc, topic, 0, 0, 8)
 	want := []string{"s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7"}
-	if err != nil || !slices.Equal(values, want) || r.HighWatermark != 8 {
-		errs = append(errs, fmt.Errorf("the log with both in sync again: %v, high watermark %d, %v; Kafka holds %v, 8", values, r.HighWatermark, err, want))
+	if err != nil || !slices.Equal(values(recs), want) || hw != 8 {
+		errs = append(errs, fmt.Errorf("the log with both in sync again: %v, high watermark %d, %v; Kafka holds %v, 8", values(recs), hw, err, want))
 	}
 	return errors.Join(errs...)
 }
