@@ -149,33 +149,9 @@ func (l kafkaLeader) Restart(ctx context.Context, crash bool) error {
 // (sim.TestKafkaFollowerRules): what a follower refuses, what a leader
 // answers an epoch ahead, unknown partitions.
 func testFollowerRules(t *testing.T, ctx context.Context, c *Cluster) {
-	const topic = "followers"
-	if err := c.CreateTopic(ctx, Topic{Name: topic, Replication: 3}); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.WaitHealthy(ctx, topic); err != nil {
-		t.Fatal(err)
-	}
-	ps, err := c.Partitions(ctx, topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	leader := ps[0].Leader
-	follower := ps[0].Replicas[0]
-	if follower == leader {
-		follower = ps[0].Replicas[1]
-	}
-	lc, err := protocol.Dial(ctx, c.DirectAddr(leader), protocol.ConnConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lc.Close()
-	fc, err := protocol.Dial(ctx, c.DirectAddr(follower), protocol.ConnConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fc.Close()
-	if err := kafkacheck.FollowerRules(ctx, lc, fc, leader, topic, 0); err != nil {
+	r := healthyTopic(t, ctx, c, Topic{Name: "followers", Replication: 3})
+	leader, lc, fc := leaderAndFollower(t, ctx, r)
+	if err := kafkacheck.FollowerRules(ctx, lc, fc, leader, r.topic, 0); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -186,13 +162,8 @@ func testFollowerRules(t *testing.T, ctx context.Context, c *Cluster) {
 func testMinInsync(t *testing.T, ctx context.Context, c *Cluster) {
 	restoreNodes(t, ctx, c)
 	const topic = "min-insync"
-	if err := c.CreateTopic(ctx, Topic{Name: topic, Replication: 2, Configs: map[string]string{"min.insync.replicas": "2"}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.WaitHealthy(ctx, topic); err != nil {
-		t.Fatal(err)
-	}
-	if err := kafkacheck.MinInsync(ctx, kafkaReplicas{c, topic}, topic); err != nil {
+	r := healthyTopic(t, ctx, c, Topic{Name: topic, Replication: 2, Configs: map[string]string{"min.insync.replicas": "2"}})
+	if err := kafkacheck.MinInsync(ctx, r, topic); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.WaitHealthy(ctx, topic); err != nil {
@@ -236,13 +207,8 @@ func testStampedExpiry(t *testing.T, ctx context.Context, c *Cluster) {
 // its replica copied.
 func testLeaderMoveWindow(t *testing.T, ctx context.Context, c *Cluster) {
 	const topic = "leader-move"
-	if err := c.CreateTopic(ctx, Topic{Name: topic, Replication: 3}); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.WaitHealthy(ctx, topic); err != nil {
-		t.Fatal(err)
-	}
-	if err := kafkacheck.LeaderMoveWindow(ctx, kafkaReplicas{c, topic}, topic); err != nil {
+	r := healthyTopic(t, ctx, c, Topic{Name: topic, Replication: 3})
+	if err := kafkacheck.LeaderMoveWindow(ctx, r, topic); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -258,13 +224,8 @@ func (r kafkaReplicas) Move(ctx context.Context, to int32) error {
 func testPendingBatch(t *testing.T, ctx context.Context, c *Cluster) {
 	restoreNodes(t, ctx, c)
 	const topic = "pending"
-	if err := c.CreateTopic(ctx, Topic{Name: topic, Replication: 2}); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.WaitHealthy(ctx, topic); err != nil {
-		t.Fatal(err)
-	}
-	if err := kafkacheck.PendingBatch(ctx, kafkaReplicas{c, topic}, topic); err != nil {
+	r := healthyTopic(t, ctx, c, Topic{Name: topic, Replication: 2})
+	if err := kafkacheck.PendingBatch(ctx, r, topic); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -278,14 +239,9 @@ func (r kafkaReplicas) Resume(_ context.Context, id int32) error { return r.c.Re
 func testUncleanWindow(t *testing.T, ctx context.Context, c *Cluster) {
 	restoreNodes(t, ctx, c)
 	const topic = "unclean-window"
-	if err := c.CreateTopic(ctx, Topic{Name: topic, Replication: 2, Configs: map[string]string{
-		"min.insync.replicas": "1", "unclean.leader.election.enable": "true"}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.WaitHealthy(ctx, topic); err != nil {
-		t.Fatal(err)
-	}
-	if err := kafkacheck.UncleanWindow(ctx, kafkaReplicas{c, topic}, topic); err != nil {
+	r := healthyTopic(t, ctx, c, Topic{Name: topic, Replication: 2, Configs: map[string]string{
+		"min.insync.replicas": "1", "unclean.leader.election.enable": "true"}})
+	if err := kafkacheck.UncleanWindow(ctx, r, topic); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -326,14 +282,29 @@ func restoreNodes(t *testing.T, ctx context.Context, c *Cluster) {
 // (sim.TestKafkaAcksZero): an acks=0 produce the broker refuses closes the
 // connection.
 func testAcksZero(t *testing.T, ctx context.Context, c *Cluster) {
-	const topic = "acks-zero"
-	if err := c.CreateTopic(ctx, Topic{Name: topic, Replication: 3}); err != nil {
+	r := healthyTopic(t, ctx, c, Topic{Name: "acks-zero", Replication: 3})
+	_, lc, fc := leaderAndFollower(t, ctx, r)
+	if err := kafkacheck.AcksZero(ctx, lc, fc, r.topic, 0); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.WaitHealthy(ctx, topic); err != nil {
+}
+
+// healthyTopic creates topic and waits until every replica is in sync.
+func healthyTopic(t *testing.T, ctx context.Context, c *Cluster, topic Topic) kafkaReplicas {
+	t.Helper()
+	if err := c.CreateTopic(ctx, topic); err != nil {
 		t.Fatal(err)
 	}
-	r := kafkaReplicas{c, topic}
+	if err := c.WaitHealthy(ctx, topic.Name); err != nil {
+		t.Fatal(err)
+	}
+	return kafkaReplicas{c, topic.Name}
+}
+
+// leaderAndFollower returns partition 0's leader and connections to it
+// and to a follower, closed when t ends.
+func leaderAndFollower(t *testing.T, ctx context.Context, r kafkaReplicas) (int32, *protocol.Conn, *protocol.Conn) {
+	t.Helper()
 	leader, isr, err := r.State(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -342,17 +313,12 @@ func testAcksZero(t *testing.T, ctx context.Context, c *Cluster) {
 	if follower == leader {
 		follower = isr[1]
 	}
-	lc, err := r.Dial(ctx, leader)
-	if err != nil {
-		t.Fatal(err)
+	var conns [2]*protocol.Conn
+	for i, id := range []int32{leader, follower} {
+		if conns[i], err = r.Dial(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conns[i].Close() })
 	}
-	defer lc.Close()
-	fc, err := r.Dial(ctx, follower)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fc.Close()
-	if err := kafkacheck.AcksZero(ctx, lc, fc, topic, 0); err != nil {
-		t.Fatal(err)
-	}
+	return leader, conns[0], conns[1]
 }
