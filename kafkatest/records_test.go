@@ -85,9 +85,8 @@ func testReadRules(t *testing.T, ctx context.Context, c *Cluster) {
 // only each producer's last batch.
 func testRestartWindow(t *testing.T, ctx context.Context, c *Cluster) {
 	restoreNodes(t, ctx, c)
-	const topic = "restart-window"
-	leaderConn(t, ctx, c, topic) // creates it, one replica
-	if err := kafkacheck.RestartWindow(ctx, kafkaLeader{c, topic}, topic, 0); err != nil {
+	r := healthyTopic(t, ctx, c, Topic{Name: "restart-window", Replication: 1})
+	if err := kafkacheck.RestartWindow(ctx, r, r.topic); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -97,52 +96,10 @@ func testRestartWindow(t *testing.T, ctx context.Context, c *Cluster) {
 // each producer's last batch.
 func testCrashWindow(t *testing.T, ctx context.Context, c *Cluster) {
 	restoreNodes(t, ctx, c)
-	const topic = "crash-window"
-	leaderConn(t, ctx, c, topic)
-	if err := kafkacheck.CrashWindow(ctx, kafkaLeader{c, topic}, topic, 0); err != nil {
+	r := healthyTopic(t, ctx, c, Topic{Name: "crash-window", Replication: 1})
+	if err := kafkacheck.CrashWindow(ctx, r, r.topic); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// kafkaLeader is kafkacheck.Leader for partition 0 of a topic on one
-// replica.
-type kafkaLeader struct {
-	c     *Cluster
-	topic string
-}
-
-func (l kafkaLeader) leader(ctx context.Context) (int32, error) {
-	if err := l.c.WaitFor(ctx, l.topic, "led", func(p Partition) bool { return p.Leader >= 0 }); err != nil {
-		return -1, err
-	}
-	return l.c.Leader(ctx, l.topic, 0)
-}
-
-func (l kafkaLeader) Dial(ctx context.Context) (*protocol.Conn, error) {
-	id, err := l.leader(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return protocol.Dial(ctx, l.c.DirectAddr(id), protocol.ConnConfig{})
-}
-
-func (l kafkaLeader) Restart(ctx context.Context, crash bool) error {
-	id, err := l.leader(ctx)
-	if err != nil {
-		return err
-	}
-	stop := l.c.Stop
-	if crash {
-		stop = func(_ context.Context, id int32) error { return l.c.Kill(id) }
-	}
-	if err := stop(ctx, id); err != nil {
-		return err
-	}
-	if err := l.c.Start(ctx, id); err != nil {
-		return err
-	}
-	_, err = l.leader(ctx)
-	return err
 }
 
 // testFollowerRules runs kafkacheck.FollowerRules, which the sim runs too
@@ -190,6 +147,7 @@ func (r kafkaReplicas) State(ctx context.Context) (int32, []int32, error) {
 }
 
 func (r kafkaReplicas) Stop(ctx context.Context, id int32) error  { return r.c.Stop(ctx, id) }
+func (r kafkaReplicas) Kill(_ context.Context, id int32) error    { return r.c.Kill(id) }
 func (r kafkaReplicas) Start(ctx context.Context, id int32) error { return r.c.Start(ctx, id) }
 
 // testStampedExpiry runs kafkacheck.StampedExpiry, which the sim runs too

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -10,9 +9,9 @@ import (
 	"github.com/rollsafe/rollsafe/protocol"
 )
 
-// TestKafkaChecks runs on the sim the checks kafkatest's TestCluster runs
-// on Apache Kafka (invalid-records, offset-deltas): the sim must answer
-// and keep what Kafka does.
+// TestKafkaChecks runs on the sim the one-partition checks kafkatest's
+// TestCluster runs on Apache Kafka (subtests of the same names): the sim
+// must answer and keep what Kafka does.
 func TestKafkaChecks(t *testing.T) {
 	for name, check := range map[string]func(context.Context, *protocol.Conn, string, int32) error{
 		"invalid-records": kafkacheck.InvalidRecords,
@@ -25,12 +24,7 @@ func TestKafkaChecks(t *testing.T) {
 			c := newTestCluster(t, Topic(name, 1, 1))
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			conn, err := protocol.Dial(ctx, c.Addrs()[0], protocol.ConnConfig{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			if err := check(ctx, conn, name, 0); err != nil {
+			if err := check(ctx, dialProtocol(t, ctx, c.Addrs()[0]), name, 0); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -45,38 +39,12 @@ func TestKafkaRestartWindow(t *testing.T) {
 	c := newTestCluster(t, Brokers(1), Topic("restart", 1, 1), Topic("crash", 1, 1))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := kafkacheck.RestartWindow(ctx, simLeader{c, "restart"}, "restart", 0); err != nil {
+	if err := kafkacheck.RestartWindow(ctx, simReplicas{c, "restart"}, "restart"); err != nil {
 		t.Fatal(err)
 	}
-	if err := kafkacheck.CrashWindow(ctx, simLeader{c, "crash"}, "crash", 0); err != nil {
+	if err := kafkacheck.CrashWindow(ctx, simReplicas{c, "crash"}, "crash"); err != nil {
 		t.Error("crash:", err)
 	}
-}
-
-// simLeader is kafkacheck.Leader for partition 0 of a topic.
-type simLeader struct {
-	c     *Cluster
-	topic string
-}
-
-func (l simLeader) Dial(ctx context.Context) (*protocol.Conn, error) {
-	id, _ := l.c.Leader(l.topic, 0)
-	if id < 0 {
-		return nil, errors.New("no leader")
-	}
-	return protocol.Dial(ctx, l.c.Addrs()[id], protocol.ConnConfig{})
-}
-
-func (l simLeader) Restart(_ context.Context, crash bool) error {
-	id, _ := l.c.Leader(l.topic, 0)
-	stop := l.c.StopBroker
-	if crash {
-		stop = l.c.KillBroker
-	}
-	if err := stop(id); err != nil {
-		return err
-	}
-	return l.c.StartBroker(id)
 }
 
 // TestKafkaFollowerRules runs kafkacheck.FollowerRules, which kafkatest's
@@ -122,6 +90,7 @@ func (r simReplicas) State(context.Context) (int32, []int32, error) {
 }
 
 func (r simReplicas) Stop(_ context.Context, id int32) error  { return r.c.StopBroker(id) }
+func (r simReplicas) Kill(_ context.Context, id int32) error  { return r.c.KillBroker(id) }
 func (r simReplicas) Start(_ context.Context, id int32) error { return r.c.StartBroker(id) }
 
 // TestKafkaStampedExpiry runs kafkacheck.StampedExpiry, which kafkatest's

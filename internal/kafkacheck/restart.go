@@ -8,26 +8,24 @@ import (
 	"github.com/rollsafe/rollsafe/protocol"
 )
 
-// Leader is what RestartWindow needs of a cluster holding partition p of
-// topic on one replica: a connection to the broker leading it, and a
-// restart of that broker — clean (a controlled shutdown, then a start) or
-// after a crash (kill -9) — returning once the partition is led again.
-type Leader interface {
-	Dial(ctx context.Context) (*protocol.Conn, error)
-	Restart(ctx context.Context, crash bool) error
+// Killer is Replicas that can also kill a broker (kill -9: no controlled
+// shutdown, no snapshot).
+type Killer interface {
+	Replicas
+	Kill(ctx context.Context, id int32) error
 }
 
 // RestartWindow shows how much of an idempotent producer's history a
 // broker remembers across a clean restart. A producer writes four batches
-// (sequences 0, 2, 4, 6, two records each) to partition p of topic, new
+// (sequences 0, 2, 4, 6, two records each) to partition 0 of topic, new
 // and on one replica; a retry of the second is answered as a duplicate
 // (the window holds five batches). Then the broker restarts. Apache Kafka
 // 4.4 rebuilds producer state from the snapshot its shutdown wrote, which
 // keeps each producer's last batch only: a retry of the third batch is now
 // OUT_OF_ORDER_SEQUENCE_NUMBER, a retry of the fourth a duplicate (its
 // first write's offset), and the next sequence, 8, is taken at offset 8.
-func RestartWindow(ctx context.Context, l Leader, topic string, p int32) error {
-	return window(ctx, l, topic, p, false)
+func RestartWindow(ctx context.Context, c Killer, topic string) error {
+	return window(ctx, c, topic, false)
 }
 
 // CrashWindow is RestartWindow with the broker killed (kill -9) instead of
@@ -35,12 +33,17 @@ func RestartWindow(ctx context.Context, l Leader, topic string, p int32) error {
 // log recovery snapshots the producer state it rebuilt and reloads it, so
 // here too only each producer's last batch is remembered: the same answers
 // as after a clean restart.
-func CrashWindow(ctx context.Context, l Leader, topic string, p int32) error {
-	return window(ctx, l, topic, p, true)
+func CrashWindow(ctx context.Context, c Killer, topic string) error {
+	return window(ctx, c, topic, true)
 }
 
-func window(ctx context.Context, l Leader, topic string, p int32, crash bool) error {
-	conn, err := l.Dial(ctx)
+func window(ctx context.Context, c Killer, topic string, crash bool) error {
+	const p = 0
+	leader, _, err := waitISR(ctx, c, 1)
+	if err != nil {
+		return err
+	}
+	conn, err := c.Dial(ctx, leader)
 	if err != nil {
 		return err
 	}
@@ -64,10 +67,20 @@ func window(ctx context.Context, l Leader, topic string, p int32, crash bool) er
 	if err != nil || base != 2 {
 		return fmt.Errorf("retry of sequence 2 before the restart: base offset %d, %v; Kafka answers its first write's, 2", base, err)
 	}
-	if err := l.Restart(ctx, crash); err != nil {
-		return fmt.Errorf("restart: %w", err)
+	stop := c.Stop
+	if crash {
+		stop = c.Kill
 	}
-	conn, err = l.Dial(ctx)
+	if err := stop(ctx, leader); err != nil {
+		return fmt.Errorf("stopping broker %d: %w", leader, err)
+	}
+	if err := c.Start(ctx, leader); err != nil {
+		return fmt.Errorf("starting broker %d: %w", leader, err)
+	}
+	if err := untilLeader(ctx, c, leader); err != nil {
+		return err
+	}
+	conn, err = c.Dial(ctx, leader)
 	if err != nil {
 		return err
 	}
