@@ -28,9 +28,15 @@ type Producer struct {
 	messageMaxBytes int
 
 	// queued counts messages accepted by Produce whose delivery report
-	// has not been handed to a channel yet (librdkafka's rd_kafka_outq_len
-	// without the events channel); queuedBytes their key+value+header bytes.
+	// the callback goroutine has not taken in hand yet (librdkafka's
+	// rd_kafka_outq_len without the events channel); handing counts the
+	// reports in hand, being given to a channel (at most one: the client
+	// calls back on one goroutine); queuedBytes is the key+value+header
+	// bytes of both. Len leaves handing out, so that the application that
+	// has just received a report never sees it counted; Flush and the
+	// queue limits count it.
 	queued      atomic.Int64
+	handing     atomic.Int64
 	queuedBytes atomic.Int64
 
 	ctx    context.Context // given to the client's produce; cancelled by Close
@@ -203,7 +209,7 @@ func (p *Producer) produce(msg *Message, deliveryChan chan Event, block bool) er
 	defer p.producing.Done()
 	for !p.reserve(size) {
 		if !block {
-			return Error{code: ErrQueueFull, str: fmt.Sprintf("Local: Queue full (%d messages, %d bytes queued; queue.buffering.max.messages %d, queue.buffering.max.kbytes %d)", p.queued.Load(), p.queuedBytes.Load(), p.maxMessages, p.maxBytes/1024), retriable: true, err: client.ErrBufferFull}
+			return Error{code: ErrQueueFull, str: fmt.Sprintf("Local: Queue full (%d messages, %d bytes queued; queue.buffering.max.messages %d, queue.buffering.max.kbytes %d)", p.queued.Load()+p.handing.Load(), p.queuedBytes.Load(), p.maxMessages, p.maxBytes/1024), retriable: true, err: client.ErrBufferFull}
 		}
 		select {
 		case <-p.term:
@@ -252,7 +258,7 @@ func (p *Producer) produce(msg *Message, deliveryChan chan Event, block bool) er
 
 // reserve counts a message of size bytes into the queue if there is room.
 func (p *Producer) reserve(size int64) bool {
-	if p.queued.Add(1) > p.maxMessages {
+	if p.queued.Add(1)+p.handing.Load() > p.maxMessages {
 		p.queued.Add(-1)
 		return false
 	}
@@ -287,14 +293,21 @@ func (p *Producer) delivered(r *client.Record, err error) {
 	if ch == nil && p.fwdDr {
 		ch = p.events
 	}
-	if ch != nil {
-		select {
-		case ch <- dr:
-		case <-p.term:
-		}
+	if ch == nil {
+		p.queuedBytes.Add(-pd.size)
+		p.queued.Add(-1)
+		return
+	}
+	// The report leaves queued before the send: once the application
+	// has received it, Len no longer counts it.
+	p.handing.Add(1)
+	p.queued.Add(-1)
+	select {
+	case ch <- dr:
+	case <-p.term:
 	}
 	p.queuedBytes.Add(-pd.size)
-	p.queued.Add(-1)
+	p.handing.Add(-1)
 }
 
 // allBrokersDown raises librdkafka's ErrAllBrokersDown Error event when a
@@ -349,20 +362,29 @@ func (p *Producer) channelProducer() {
 // Len returns the number of messages and requests waiting to be
 // transmitted to the broker as well as delivery reports queued for the
 // application: messages accepted by Produce whose delivery report has not
-// been handed over yet, plus the events waiting in the Events() channel and
-// the messages waiting in ProduceChannel().
+// been taken in hand for delivery yet, plus the events waiting in the
+// Events() channel and the messages waiting in ProduceChannel(). As with
+// confluent-kafka-go, whose poller holds the report it is delivering, the
+// one report being handed to a channel is not counted: an application
+// that has just received a report never sees it in Len. Flush waits for
+// that report too.
 func (p *Producer) Len() int {
 	return int(p.queued.Load()) + len(p.events) + len(p.produceChannel)
 }
 
+// outstanding is Len plus the report being handed over.
+func (p *Producer) outstanding() int { return p.Len() + int(p.handing.Load()) }
+
 // Flush and wait for outstanding messages and requests to complete
 // delivery, including the application reading its events: it runs until
-// Len() reaches zero or timeoutMs passes, sending lingering batches at
-// once. Returns the number of outstanding events still un-flushed (Len()).
+// Len() reaches zero and no report is being handed over, or timeoutMs
+// passes, sending lingering batches at once. Returns the number of
+// outstanding events still un-flushed (Len() and the report being handed
+// over).
 func (p *Producer) Flush(timeoutMs int) int {
 	end := time.Now().Add(time.Duration(timeoutMs) * time.Millisecond)
 	for {
-		n := p.Len()
+		n := p.outstanding()
 		if n == 0 {
 			return 0
 		}
@@ -373,7 +395,7 @@ func (p *Producer) Flush(timeoutMs int) int {
 		ctx, cancel := context.WithTimeout(context.Background(), min(remain, 100*time.Millisecond))
 		err := p.c.Flush(ctx)
 		cancel()
-		if err == nil && p.Len() > 0 {
+		if err == nil && p.outstanding() > 0 {
 			// The client has nothing left: what remains are reports
 			// waiting to be handed over or read.
 			time.Sleep(min(time.Until(end), time.Millisecond))
