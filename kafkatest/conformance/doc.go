@@ -2,8 +2,9 @@
 // cluster (kafkatest) through the faults real clusters have — controlled
 // shutdown and preferred-leader election (the seed, confluent-kafka-go#830),
 // kill -9, rolling restarts, a paused zombie leader, a network blackhole,
-// MESSAGE_TOO_LARGE, producer-id expiry — and reads every partition back
-// to prove nothing was lost, duplicated or reordered. Tests only.
+// MESSAGE_TOO_LARGE, producer-id expiry, a min.insync.replicas outage —
+// and reads every partition back to prove nothing was lost, duplicated or
+// reordered. Tests only.
 //
 // ROLLSAFE_TRACE=DIR writes each test producer's transcript (every input
 // of its state machine, every decision, its logs) to DIR/<topic>.trace;

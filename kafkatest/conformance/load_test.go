@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,13 +52,20 @@ func (h *hooks) DataLossDetected(d client.DataLoss) {
 	h.mu.Unlock()
 }
 
-func (h *hooks) String() string {
+// retried returns how many batches were sent again so far, by partition.
+func (h *hooks) retried() map[int32]int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	return maps.Clone(h.retries)
+}
+
+func (h *hooks) String() string {
 	n := 0
-	for _, r := range h.retries {
+	for _, r := range h.retried() {
 		n += r
 	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	return fmt.Sprintf("retries %d, epoch bumps %d, tail reads %d, data-loss events %d", n, h.bumps, h.tails, len(h.losses))
 }
 
@@ -210,6 +218,18 @@ func (l *load) acked(p int32) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.acks[p])
+}
+
+// ackedAll returns how many records were acknowledged so far, over all
+// partitions.
+func (l *load) ackedAll() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, ts := range l.acks {
+		n += len(ts)
+	}
+	return n
 }
 
 // awaitAcks waits until partition p has n more acknowledgements than
