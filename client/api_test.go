@@ -28,6 +28,7 @@ func TestConfigValidationNamesTheField(t *testing.T) {
 		"MaxBuffered":        {client.Brokers("x:1"), client.MaxBuffered(-1, 10)},
 		"DeliveryTimeout":    {client.Brokers("x:1"), client.DeliveryTimeout(-time.Second)},
 		"RetryBackoff":       {client.Brokers("x:1"), client.RetryBackoff(-time.Second)},
+		"RetryBackoffMax":    {client.Brokers("x:1"), client.RetryBackoffMax(0)},
 		"Compression":        {client.Brokers("x:1"), client.Compression(compress.Codec(9), 0)},
 	}
 	for field, opts := range cases {

@@ -47,6 +47,7 @@ type config struct {
 	requestTimeout   time.Duration
 	dialTimeout      time.Duration
 	retryBackoff     time.Duration
+	retryBackoffMax  time.Duration
 	pidExpiration    time.Duration
 	metadataMaxAge   time.Duration
 	unknownTopicWait time.Duration
@@ -83,6 +84,7 @@ func defaultConfig() config {
 		requestTimeout:   30 * time.Second,
 		dialTimeout:      10 * time.Second,
 		retryBackoff:     10 * time.Millisecond,
+		retryBackoffMax:  time.Second,
 		metadataMaxAge:   5 * time.Minute,
 		unknownTopicWait: 10 * time.Second,
 		tailFetchBytes:   8 << 20,
@@ -203,8 +205,14 @@ func ProducerIDExpiration(d time.Duration) Option { return func(c *config) { c.p
 func DialTimeout(d time.Duration) Option { return func(c *config) { c.dialTimeout = d } }
 
 // RetryBackoff sets the pause before a partition retries after an error
-// (default 10ms).
+// (default 10ms). Each further failure in a row doubles it, up to
+// RetryBackoffMax, with ±20% jitter; a success brings it back.
 func RetryBackoff(d time.Duration) Option { return func(c *config) { c.retryBackoff = d } }
+
+// RetryBackoffMax caps the pause failures in a row grow to (default 1s,
+// the Java producer's and librdkafka's retry.backoff.max.ms). Below
+// RetryBackoff it is the pause, always, as with those clients.
+func RetryBackoffMax(d time.Duration) Option { return func(c *config) { c.retryBackoffMax = d } }
 
 // MetadataMaxAge sets the periodic metadata refresh interval (default 5m).
 func MetadataMaxAge(d time.Duration) Option { return func(c *config) { c.metadataMaxAge = d } }
@@ -309,6 +317,9 @@ func (c *config) validate() error {
 	}
 	if c.retryBackoff < 0 {
 		bad("RetryBackoff", "negative duration %v", c.retryBackoff)
+	}
+	if c.retryBackoffMax <= 0 {
+		bad("RetryBackoffMax", "%v is not positive", c.retryBackoffMax)
 	}
 	if c.metadataMaxAge <= 0 {
 		bad("MetadataMaxAge", "%v is not positive", c.metadataMaxAge)

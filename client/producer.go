@@ -106,6 +106,7 @@ func NewProducer(opts ...Option) (*Producer, error) {
 		MaxInFlight:          cfg.maxInFlight,
 		StopOnDataLoss:       cfg.stopOnDataLoss,
 		RetryBackoff:         max(cfg.retryBackoff, time.Nanosecond),
+		RetryBackoffMax:      cfg.retryBackoffMax,
 		LeaderAcks:           cfg.acks == AcksLeader,
 		ProducerIDExpiration: cfg.pidExpiration,
 	}))

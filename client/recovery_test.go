@@ -57,8 +57,11 @@ func stallAfter(t testing.TB, code int16, n int) (stall, metadataRTT time.Durati
 // TestRecoveryIsFast reports how long production stalls after five
 // consecutive NOT_LEADER_OR_FOLLOWER answers and after one head
 // OUT_OF_ORDER_SEQUENCE_NUMBER (franz-go v1.22 stalls 5 to 25 seconds in
-// these cases). The target is 100 ms plus one metadata round trip; the
-// assertion leaves room for -race on a loaded machine.
+// these cases). Five failures in a row wait out five retry backoffs, each
+// twice the one before (10, 20, 40, 80 and 160 ms by default, ±20%:
+// client.RetryBackoff); the target is those backoffs plus 100 ms and one
+// metadata round trip; the assertion leaves room for -race on a loaded
+// machine.
 func TestRecoveryIsFast(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -69,8 +72,14 @@ func TestRecoveryIsFast(t *testing.T) {
 		{"1x OUT_OF_ORDER_SEQUENCE_NUMBER", codeOutOfOrderSequence, 1},
 	} {
 		stall, rtt := stallAfter(t, tc.code, tc.n)
-		t.Logf("%s: production resumed after %v (metadata round trip %v)", tc.name, stall.Round(time.Microsecond), rtt.Round(time.Microsecond))
-		require.Less(t, stall, 500*time.Millisecond+rtt, tc.name)
+		var backoffs time.Duration // the longest the n retry backoffs can be
+		if tc.code == codeNotLeader {
+			for i := range tc.n {
+				backoffs += min(10*time.Millisecond<<i, time.Second) * 12 / 10
+			}
+		}
+		t.Logf("%s: production resumed after %v (backoffs at most %v, metadata round trip %v)", tc.name, stall.Round(time.Microsecond), backoffs, rtt.Round(time.Microsecond))
+		require.Less(t, stall, backoffs+500*time.Millisecond+rtt, tc.name)
 	}
 }
 

@@ -46,6 +46,7 @@ type partition struct {
 	reading  bool      // ReadTail asked, TailRead pending
 	stopped  error     // non-nil: every batch fails with it
 	retryAt  time.Time // hold until then
+	fails    int       // failures in a row (produce errors, failed tail reads): the backoff grows with them
 
 	ackedPID    int64 // a producer id with an acknowledged batch here
 	hasAckedPID bool
@@ -134,6 +135,7 @@ func (p *partition) remove(b *batch) {
 // acked records an acknowledgement of b at base (-1 unknown).
 func (p *partition) acked(b *batch, base int64) {
 	b.st, b.unknown, b.offset = stAcked, false, base
+	p.fails = 0
 	if b.numbered {
 		p.lastAckedSeq, p.hasAckedSeq = addSeq(b.seq, b.records-1), true
 		if b.pid == p.pid {

@@ -25,11 +25,11 @@ func (pr *Producer) respond(tp TopicPartition, id BatchID, r Response, now time.
 		pr.ack(p, b, -1)
 	case outNotApp:
 		b.rejected()
-		pr.retryLater(p, r.Code, now)
+		pr.retryLater(p, r.Code)
 	case outMaybe:
 		b.unknown = true
 		b.rejected()
-		pr.retryLater(p, r.Code, now)
+		pr.retryLater(p, r.Code)
 	case outOutOfOrder:
 		// At the head the broker's state and ours disagree: desynchronised.
 		// Later in the queue it follows an earlier failure: retry in order.
@@ -125,13 +125,12 @@ func (pr *Producer) ack(p *partition, b *batch, base int64) {
 	}
 }
 
-// retryLater puts the partition in single-flight mode, pauses it and, for
-// codes meaning the leader may have moved, asks for metadata.
-func (pr *Producer) retryLater(p *partition, code int16, now time.Time) {
+// retryLater puts the partition in single-flight mode, pauses it (longer
+// after each failure in a row) and, for codes meaning the leader may have
+// moved, asks for metadata.
+func (pr *Producer) retryLater(p *partition, code int16) {
 	p.cautious = true
-	if pr.cfg.RetryBackoff > 0 {
-		p.retryAt = now.Add(pr.cfg.RetryBackoff)
-	}
+	pr.holdOff(p)
 	if needsMetadata(code) && p.hasLeader {
 		p.hasLeader = false
 		pr.emit(RefreshMetadata{TP: p.tp})

@@ -132,6 +132,7 @@ func (pr *Producer) tailRead(tp TopicPartition, t Tail) {
 		}
 	}
 	p.heldReads = 0
+	p.fails = 0
 	p.needRead = false
 	if !keep || gap {
 		p.needBump = true // what follows the hole (or the desync) is renumbered
@@ -430,9 +431,7 @@ func (pr *Producer) tailFailed(p *partition) {
 		i--
 	}
 	if p.hasUnknown() {
-		if pr.cfg.RetryBackoff > 0 {
-			p.retryAt = pr.now.Add(pr.cfg.RetryBackoff)
-		}
+		pr.holdOff(p)
 		return // needRead stays: ask again
 	}
 	// Nothing uncertain is left: every other batch is known not written.

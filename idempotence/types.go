@@ -20,6 +20,10 @@ const DefaultMaxInFlight = 5
 // DefaultRetryBackoff is the pause before a partition resends after an error.
 const DefaultRetryBackoff = 100 * time.Millisecond
 
+// DefaultRetryBackoffMax is the longest pause failures in a row grow to
+// (the Java producer's retry.backoff.max.ms default).
+const DefaultRetryBackoffMax = time.Second
+
 // Config tunes a Producer. The zero value is usable.
 type Config struct {
 	// MaxInFlight bounds the batches of one partition that carry a sequence
@@ -34,6 +38,13 @@ type Config struct {
 	// sends again, and between failed tail reads. 0 means
 	// DefaultRetryBackoff; a negative value means no pause.
 	RetryBackoff time.Duration
+	// RetryBackoffMax caps the pause: each failure in a row on a partition
+	// (a retriable produce error, a failed tail read) doubles it from
+	// RetryBackoff up to this, with ±20% jitter, and a success brings it
+	// back to RetryBackoff (as KIP-580's exponential backoff). 0 means
+	// DefaultRetryBackoffMax; below RetryBackoff it is the pause, always
+	// (as with the Java producer and librdkafka).
+	RetryBackoffMax time.Duration
 	// LeaderAcks says the produce requests carry acks=1; the zero value
 	// means acks=all (-1), the only setting idempotence allows. It decides
 	// what some codes mean: with acks=all a leader can append, lose

@@ -43,6 +43,7 @@ func (s *settings) clientOptions() ([]client.Option, error) {
 		client.DeliveryTimeout(s.deliveryTimeout),
 		client.RequestTimeout(s.requestTimeout),
 		client.RetryBackoff(s.retryBackoff),
+		client.RetryBackoffMax(s.retryBackoffMax),
 		client.MaxInFlight(s.maxInFlight),
 		client.MaxRecordBytes(s.messageMaxBytes + recordSlack),
 		client.MaxBuffered(bufRecords, max(bufBytes, int64(s.messageMaxBytes+recordSlack))),

@@ -37,6 +37,7 @@ var propertyCases = []struct {
 	{"delivery.timeout.ms", 4000, func(t *testing.T, s settings) { require.Equal(t, 4*time.Second, s.deliveryTimeout) }},
 	{"request.timeout.ms", 5000, func(t *testing.T, s settings) { require.Equal(t, 5*time.Second, s.requestTimeout) }},
 	{"retry.backoff.ms", 7, func(t *testing.T, s settings) { require.Equal(t, 7*time.Millisecond, s.retryBackoff) }},
+	{"retry.backoff.max.ms", 250, func(t *testing.T, s settings) { require.Equal(t, 250*time.Millisecond, s.retryBackoffMax) }},
 	{"max.in.flight", 3, func(t *testing.T, s settings) { require.Equal(t, 3, s.maxInFlight) }},
 	{"max.in.flight.requests.per.connection", "2", func(t *testing.T, s settings) { require.Equal(t, 2, s.maxInFlight) }},
 	{"queue.buffering.max.messages", 1000, func(t *testing.T, s settings) { require.Equal(t, 1000, s.maxMessages) }},

@@ -73,6 +73,8 @@
 //	message.timeout.ms / delivery.timeout.ms  300000     client.DeliveryTimeout; 0 means 100 years (librdkafka: infinite)
 //	request.timeout.ms                30000              client.RequestTimeout
 //	retry.backoff.ms                  100                client.RetryBackoff
+//	retry.backoff.max.ms              1000               client.RetryBackoffMax: failures in a row double the backoff up to
+//	                                                     it (below retry.backoff.ms it is the backoff, as librdkafka does)
 //	max.in.flight / max.in.flight.requests.per.connection  5   client.MaxInFlight, per partition (librdkafka: per
 //	                                                     connection); at most 5 with idempotence
 //	queue.buffering.max.messages      100000             Produce's ErrQueueFull limit on messages queued (delivery report not

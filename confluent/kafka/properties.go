@@ -29,6 +29,7 @@ type settings struct {
 	deliveryTimeout  time.Duration
 	requestTimeout   time.Duration
 	retryBackoff     time.Duration
+	retryBackoffMax  time.Duration
 	maxInFlight      int
 	maxMessages      int
 	maxKBytes        int
@@ -76,6 +77,7 @@ func defaultSettings() settings {
 		deliveryTimeout: 300 * time.Second,
 		requestTimeout:  30 * time.Second,
 		retryBackoff:    100 * time.Millisecond,
+		retryBackoffMax: time.Second,
 		maxInFlight:     5,
 		maxMessages:     100000,
 		maxKBytes:       1048576,
@@ -199,6 +201,11 @@ var properties = []property{
 	{names: []string{"retry.backoff.ms"}, set: func(s *settings, n string, v ConfigValue) error {
 		i, err := intValue(n, v, 1, 300000)
 		s.retryBackoff = time.Duration(i) * time.Millisecond
+		return err
+	}},
+	{names: []string{"retry.backoff.max.ms"}, set: func(s *settings, n string, v ConfigValue) error {
+		i, err := intValue(n, v, 1, 300000)
+		s.retryBackoffMax = time.Duration(i) * time.Millisecond
 		return err
 	}},
 	{names: []string{"max.in.flight", "max.in.flight.requests.per.connection"}, set: func(s *settings, n string, v ConfigValue) error {
