@@ -24,6 +24,14 @@ type Hooks struct {
 	Buffered func(records int, bytes int64)
 	// RequestLatency: a produce request's round trip to broker.
 	RequestLatency func(broker int32, d time.Duration)
+	// AttemptFailed: a produce attempt of a batch to broker failed; err is
+	// the broker's code for the partition (a *protocol.KafkaError:
+	// errors.Is(err, protocol.ErrNotEnoughReplicas), …) or the request's
+	// failure (connection lost, timed out, broker unreachable). The
+	// producer decides what follows — a retry after its backoff, a tail
+	// read, an epoch bump —; a record's own outcome still comes only from
+	// its callback.
+	AttemptFailed func(topic string, partition int32, broker int32, records int, err error)
 }
 
 // filled returns h with every nil field a no-op, so that the producer
@@ -49,6 +57,9 @@ func (h Hooks) filled() Hooks {
 	}
 	if h.RequestLatency == nil {
 		h.RequestLatency = func(int32, time.Duration) {}
+	}
+	if h.AttemptFailed == nil {
+		h.AttemptFailed = func(string, int32, int32, int, error) {}
 	}
 	return h
 }

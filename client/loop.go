@@ -40,6 +40,7 @@ type loop struct {
 	laneLoad  map[int32][]int   // per broker, the partitions given each lane
 	initing   bool              // an InitProducerId is under way
 	closed    bool
+	failing   map[idempotence.TopicPartition]*failStreak // partitions whose attempts fail, until one is acknowledged
 
 	later  []idempotence.Input // follow-up inputs produced while acting on Ready
 	timer  *time.Timer
@@ -105,6 +106,7 @@ type (
 		round []outgoing
 		resps []idempotence.Response
 		hints []leaderHint
+		errs  []error // nil, or what failed each attempt (nil where it did not)
 	}
 	// metadataIn: metadata was refreshed; partitions look up their leaders.
 	metadataIn struct{}
@@ -125,6 +127,7 @@ func newLoop(p *Producer, idem *idempotence.Producer) *loop {
 		outboxes: make(map[route]*outbox),
 		lanes:    make(map[laneKey]int32),
 		laneLoad: make(map[int32][]int),
+		failing:  make(map[idempotence.TopicPartition]*failStreak),
 		exited:   make(chan struct{}),
 		trace:    p.log.Enabled(context.Background(), LevelTrace),
 	}
@@ -267,6 +270,9 @@ func (l *loop) answers(a answersIn) {
 	l.requestAnswered(a.route)
 	for i, o := range a.round {
 		l.answered(o.id)
+		if a.errs != nil && a.errs[i] != nil {
+			l.attemptFailed(o, a.route.broker, a.errs[i])
+		}
 		l.step(idempotence.Answer{TP: o.tp, ID: o.id, Response: a.resps[i]})
 	}
 	for _, h := range a.hints {

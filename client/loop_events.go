@@ -17,6 +17,9 @@ func (l *loop) event(ev idempotence.Event) {
 			return
 		}
 		p.hooks.BatchAcked(e.TP.Topic, e.TP.Partition, bs.b.Records, e.BaseOffset)
+		if len(l.failing) > 0 {
+			l.acknowledged(e.TP)
+		}
 		l.finish(e.ID, bs, e.BaseOffset, nil)
 	case idempotence.Failed:
 		if bs := l.take(e.ID); bs != nil {

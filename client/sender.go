@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strconv"
 	"sync"
@@ -116,12 +117,14 @@ func (s *sender) unsent(rounds [][]outgoing, err error) {
 		p.log.Debug("rollsafe: cannot reach broker", "broker", s.broker, "err", err)
 		p.kickMetadata()
 	}
+	failed := fmt.Errorf("connect to broker %d: %w", s.broker, err)
 	for _, round := range rounds {
 		resps := make([]idempotence.Response, len(round))
+		errs := make([]error, len(round))
 		for i := range resps {
-			resps[i] = r
+			resps[i], errs[i] = r, failed
 		}
-		p.loop.in.post(answersIn{route: s.route, round: round, resps: resps})
+		p.loop.in.post(answersIn{route: s.route, round: round, resps: resps, errs: errs})
 	}
 }
 
@@ -212,12 +215,20 @@ func (s *sender) respond(round []outgoing, resp kmsg.Response, err error) {
 	got.init(pr)
 	kick := false
 	var hints []leaderHint
+	var errs []error // allocated at the first failed attempt
+	failed := func(i int, err error) {
+		if errs == nil {
+			errs = make([]error, len(round))
+		}
+		errs[i] = err
+	}
 	resps := make([]idempotence.Response, len(round))
 	for i, o := range round {
 		var r idempotence.Response
 		switch {
 		case err != nil:
 			r = idempotence.Response{Code: idempotence.CodeTransport, Class: transportClass(err), BaseOffset: -1, LogStartOffset: -1}
+			failed(i, fmt.Errorf("produce to broker %d: %w", s.broker, err))
 			kick = true
 		case p.cfg.acks == AcksNone:
 			r = idempotence.Response{Code: 0, Class: idempotence.Appended, BaseOffset: -1, LogStartOffset: -1}
@@ -226,10 +237,12 @@ func (s *sender) respond(round []outgoing, resp kmsg.Response, err error) {
 			if part == nil {
 				// The broker answered without this partition: treat as unknown.
 				r = idempotence.Response{Code: idempotence.CodeTransport, Class: idempotence.MaybeAppended, BaseOffset: -1, LogStartOffset: -1}
+				failed(i, fmt.Errorf("broker %d answered without %s[%d]", s.broker, o.tp.Topic, o.tp.Partition))
 				break
 			}
 			r = idempotence.Response{Code: part.ErrorCode, BaseOffset: part.BaseOffset, LogStartOffset: part.LogStartOffset}
 			if part.ErrorCode != 0 {
+				failed(i, protocol.PartitionError(part.ErrorCode, o.tp.Topic, o.tp.Partition, brokerMessage(part.ErrorMessage)))
 				kick = true
 				if l := part.CurrentLeader; l.LeaderID >= 0 && l.LeaderEpoch >= 0 {
 					// KIP-951: the broker named the partition's current leader.
@@ -240,7 +253,7 @@ func (s *sender) respond(round []outgoing, resp kmsg.Response, err error) {
 		}
 		resps[i] = r
 	}
-	p.loop.in.post(answersIn{route: s.route, round: round, resps: resps, hints: hints})
+	p.loop.in.post(answersIn{route: s.route, round: round, resps: resps, hints: hints, errs: errs})
 	if kick {
 		p.kickMetadata()
 	}
@@ -339,4 +352,12 @@ func (x *responseIndex) search(topic string, part int32) *kmsg.ProduceResponseTo
 		}
 	}
 	return x.byKey[respKey{topic, part}]
+}
+
+// brokerMessage is a response's optional error message, "" when absent.
+func brokerMessage(m *string) string {
+	if m == nil {
+		return ""
+	}
+	return *m
 }
