@@ -11,9 +11,13 @@ import (
 // producers) failing together do not come back together. The jitter is a
 // hash of the partition, the failure count and the time: the machine
 // stays a function of its inputs.
+//
+// A failure while the partition is already paused — another batch of the
+// same round of requests answered the same way — leaves the pause as it
+// is: the batches in flight when a leader moves fail together, once.
 func (pr *Producer) holdOff(p *partition) {
 	base, most := pr.cfg.RetryBackoff, pr.cfg.RetryBackoffMax
-	if base <= 0 {
+	if base <= 0 || pr.now.Before(p.retryAt) {
 		return
 	}
 	p.fails++

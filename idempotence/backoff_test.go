@@ -55,3 +55,18 @@ func TestBackoffJitterSpreadsPartitions(t *testing.T) {
 	static := New(Config{RetryBackoff: 2 * time.Second})
 	r.is(static.cfg.RetryBackoff == DefaultRetryBackoffMax && static.cfg.RetryBackoffMax == DefaultRetryBackoffMax, "RetryBackoffMax below RetryBackoff: a static pause of RetryBackoffMax")
 }
+
+// TestBackoffOncePerRound: the batches in flight when the leader refuses
+// them all fail together; the pause grows once for that round, not once
+// per batch.
+func TestBackoffOncePerRound(t *testing.T) {
+	const base = 10 * time.Millisecond
+	r := newRig(t, Config{RetryBackoff: base})
+	r.enqueue(tp0, 1, 1, 2, 3)
+	r.sendsAre(r.send(tp0), "1@3/0", "2@3/1", "3@3/2")
+	for _, id := range []BatchID{1, 2, 3} {
+		r.answer(tp0, id, CodeNotLeaderOrFollower, NotAppended, -1)
+	}
+	got := r.pr.parts[tp0].retryAt.Sub(r.now)
+	r.is(got >= base*8/10 && got <= base*12/10, "pause %v after one round of three failures, want %v ±20%%", got, base)
+}

@@ -43,7 +43,7 @@ func New(cfg Config) *Producer {
 	} else if cfg.RetryBackoff < 0 {
 		cfg.RetryBackoff = 0
 	}
-	if cfg.RetryBackoffMax == 0 {
+	if cfg.RetryBackoffMax <= 0 {
 		cfg.RetryBackoffMax = DefaultRetryBackoffMax
 	}
 	cfg.RetryBackoff = min(cfg.RetryBackoff, cfg.RetryBackoffMax) // a static pause, as Kafka's clients do

@@ -41,8 +41,8 @@ type Config struct {
 	// RetryBackoffMax caps the pause: each failure in a row on a partition
 	// (a retriable produce error, a failed tail read) doubles it from
 	// RetryBackoff up to this, with ±20% jitter, and a success brings it
-	// back to RetryBackoff (as KIP-580's exponential backoff). 0 means
-	// DefaultRetryBackoffMax; below RetryBackoff it is the pause, always
+	// back to RetryBackoff (as KIP-580's exponential backoff). 0 or less
+	// means DefaultRetryBackoffMax; below RetryBackoff it is the pause, always
 	// (as with the Java producer and librdkafka).
 	RetryBackoffMax time.Duration
 	// LeaderAcks says the produce requests carry acks=1; the zero value
