@@ -372,8 +372,15 @@ func (p *Producer) Len() int {
 	return int(p.queued.Load()) + len(p.events) + len(p.produceChannel)
 }
 
-// outstanding is Len plus the report being handed over.
-func (p *Producer) outstanding() int { return p.Len() + int(p.handing.Load()) }
+// outstanding is Len plus the report being handed over. The order of the
+// reads matters: delivered adds to handing, takes from queued, sends, then
+// takes from handing; read queued, handing, the channel, a report counts
+// in at least one of them until the application has it.
+func (p *Producer) outstanding() int {
+	q := p.queued.Load()
+	h := p.handing.Load()
+	return int(q+h) + len(p.events) + len(p.produceChannel)
+}
 
 // Flush and wait for outstanding messages and requests to complete
 // delivery, including the application reading its events: it runs until
