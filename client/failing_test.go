@@ -86,7 +86,7 @@ func TestLongFailureIsLoggedAndHooked(t *testing.T) {
 		}
 		mu.Unlock()
 		out := logs.String()
-		require.Equal(t, 1, strings.Count(out, "produce attempts failing"), out)
+		require.Equal(t, 1, strings.Count(out, "keep failing"), out)
 		require.Contains(t, out, "level=WARN")
 		require.Contains(t, out, "NOT_ENOUGH_REPLICAS")
 		require.Equal(t, 1, strings.Count(out, "partition acknowledged again"), out)

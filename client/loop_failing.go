@@ -40,7 +40,7 @@ func (l *loop) attemptFailed(o outgoing, broker int32, err error) {
 		return
 	}
 	f.warned = now
-	p.log.Warn("rollsafe: produce attempts failing; records wait and are retried", "topic", o.tp.Topic, "partition", o.tp.Partition,
+	p.log.Warn("rollsafe: produce attempts to a partition keep failing", "topic", o.tp.Topic, "partition", o.tp.Partition,
 		"broker", broker, "attempts", f.attempts, "for", now.Sub(f.since).Round(time.Millisecond), "err", err)
 }
 
