@@ -1,0 +1,31 @@
+package kafkatest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/rollsafe/rollsafe/internal/kafkacheck"
+)
+
+// TestELR runs kafkacheck.ELRElection, which the sim runs too
+// (sim.TestKafkaELRElection), on a cluster of five nodes: the check has
+// two of them down at once, which a three-node cluster whose every node is
+// a KRaft voter cannot take (no quorum is left to elect anyone). A
+// follower stopped while too few replicas are in sync is elected from
+// the eligible leader replicas once it is back and the leader is gone;
+// one that crashed is not, while the other is eligible.
+func TestELR(t *testing.T) {
+	c := LaunchT(t, Config{Brokers: 5})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	for _, k := range []kafkacheck.ELRCase{kafkacheck.ELRStopped, kafkacheck.ELRFollowerCrashed, kafkacheck.ELRLeaderCrashed} {
+		t.Run(k.String(), func(t *testing.T) {
+			restoreNodes(t, ctx, c)
+			r := healthyTopic(t, ctx, c, Topic{Name: "elr-" + k.String(), Replication: 2, Configs: map[string]string{"min.insync.replicas": "2"}})
+			if err := kafkacheck.ELRElection(ctx, r, r.topic, k, 10*time.Second); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
