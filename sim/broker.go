@@ -15,21 +15,24 @@ import (
 // broker is one simulated broker: a listener and its connections. Its
 // replicas live in the partitions.
 type broker struct {
-	c      *Cluster
-	id     int32
-	addr   string
-	up     bool
-	ln     net.Listener
-	ctx    context.Context // canceled when the broker stops
-	cancel context.CancelFunc
-	conns  map[net.Conn]struct{}
-	wg     sync.WaitGroup // connections of the current run
-	lnWG   sync.WaitGroup // every accept loop (ghosts' too), for Close
-	lnDone chan struct{}  // closed when the current listener's accept loop ends
-	delay  time.Duration
-	lag    time.Duration
-	lagSet bool
-	connID uint64
+	c    *Cluster
+	id   int32
+	addr string
+	up   bool
+	// crashed: the last stop was a crash (KillBroker, VanishBroker), not
+	// a controlled shutdown.
+	crashed bool
+	ln      net.Listener
+	ctx     context.Context // canceled when the broker stops
+	cancel  context.CancelFunc
+	conns   map[net.Conn]struct{}
+	wg      sync.WaitGroup // connections of the current run
+	lnWG    sync.WaitGroup // every accept loop (ghosts' too), for Close
+	lnDone  chan struct{}  // closed when the current listener's accept loop ends
+	delay   time.Duration
+	lag     time.Duration
+	lagSet  bool
+	connID  uint64
 	// Vanished (VanishBroker): connections to the broker's addresses
 	// stay open and are never answered.
 	silent bool

@@ -69,6 +69,43 @@ type partition struct {
 	// minISR is the topic's min.insync.replicas: with fewer in sync,
 	// acks=all is refused and the high watermark stays.
 	minISR int
+	// elr are the eligible leader replicas (KIP-966, on in Kafka 4.4):
+	// replicas that left the ISR while it was smaller than minISR. They
+	// hold everything up to the high watermark, which has not moved since;
+	// with no in-sync replica running, the first of them back is elected
+	// (a clean election). One that crashed leaves it when it starts again.
+	// (Where Kafka also moves the last in-sync replica to the ELR when it
+	// stops, the sim keeps it in the ISR, as Kafka without ELR did: the
+	// same elections follow, see StartBroker.)
+	elr []int32
+}
+
+// leaveISR takes id out of pt's ISR, into its ELR when too few stay in
+// sync (Kafka's controller: the ELR is what the ISR held, less the new
+// ISR, while the new ISR is below min.insync.replicas; empty otherwise).
+func (pt *partition) leaveISR(id int32) {
+	if !slices.Contains(pt.isr, id) {
+		return
+	}
+	pt.isr = deleteID(pt.isr, id)
+	if len(pt.isr) >= pt.minISR {
+		pt.elr = nil
+	} else if !slices.Contains(pt.elr, id) {
+		pt.elr = append(pt.elr, id)
+	}
+}
+
+// joinISR adds id to pt's ISR; it leaves the ELR, and once enough are in
+// sync the ELR empties.
+func (pt *partition) joinISR(id int32) {
+	if !slices.Contains(pt.isr, id) {
+		pt.isr = append(pt.isr, id)
+	}
+	if len(pt.isr) >= pt.minISR {
+		pt.elr = nil
+	} else {
+		pt.elr = deleteID(pt.elr, id)
+	}
 }
 
 // listen opens a broker's listener, on TCP or the in-memory network.
@@ -392,9 +429,12 @@ func (c *Cluster) electLocked(pt *partition, to int32) []OffsetRange {
 	pt.hw = min(lead.hw, lead.leo)
 	lead.hw = pt.hw
 	pt.epochStart = lead.leo
-	pt.isr = slices.DeleteFunc(pt.isr, func(id int32) bool {
-		return id != to && (!c.isUp(id) || pt.logs[id].leo < pt.hw)
-	})
+	for _, id := range slices.Clone(pt.isr) {
+		if id != to && (!c.isUp(id) || pt.logs[id].leo < pt.hw) {
+			pt.leaveISR(id)
+		}
+	}
+	pt.joinISR(to) // already in: it leaves the ELR, which empties if enough are in sync
 	c.updateHWLocked(pt)
 	c.log.Info("leader elected", "topic", pt.topic, "partition", pt.index, "leader", to, "epoch", pt.epoch, "hw", pt.hw)
 	return mergeRanges(lost)

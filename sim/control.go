@@ -77,6 +77,7 @@ func (c *Cluster) UncleanElect(topic string, p int32, to int32) (lost []OffsetRa
 	}
 	delete(pt.paused, to)
 	lost = c.electLocked(pt, to)
+	pt.elr = nil // an unclean election empties the ELR, as in Kafka
 	c.broadcastLocked()
 	c.log.Warn("unclean leader election", "topic", topic, "partition", p, "leader", to, "lost", lost)
 	return lost, nil
@@ -137,6 +138,7 @@ func (c *Cluster) stopBroker(id int32, mode stopMode) error {
 	} else {
 		b.stopLocked()
 	}
+	b.crashed = mode != stopClean
 	for _, name := range c.names {
 		for _, pt := range c.topics[name].parts {
 			r := pt.logs[id]
@@ -147,7 +149,7 @@ func (c *Cluster) stopBroker(id int32, mode stopMode) error {
 				r.truncateTo(pt.hw)
 			}
 			if len(pt.isr) > 1 || pt.leader != id {
-				pt.isr = deleteID(pt.isr, id)
+				pt.leaveISR(id)
 			}
 			if pt.leader != id {
 				c.updateHWLocked(pt)
@@ -203,6 +205,8 @@ func (c *Cluster) StartBroker(id int32) error {
 		b.resetHeldLocked(b.addr)
 		b.silent = false
 	}
+	crashed := b.crashed
+	b.crashed = false
 	for _, name := range c.names {
 		for _, pt := range c.topics[name].parts {
 			r := pt.logs[id]
@@ -215,8 +219,24 @@ func (c *Cluster) StartBroker(id int32) error {
 				r.rebuild(true)
 				r.pstate.dropStamped(c.cfg.pidExpiration, time.Now())
 			}
-			if pt.leader < 0 && slices.Contains(pt.isr, id) {
+			if crashed {
+				// Kafka's controller cannot know what a crashed
+				// replica's log lost: it is no longer eligible.
+				pt.elr = deleteID(pt.elr, id)
+			}
+			if pt.leader >= 0 {
+				continue
+			}
+			switch {
+			case slices.Contains(pt.isr, id) && crashed && len(pt.elr) > 0:
+				// The last in-sync replica, back from a crash, while
+				// another is eligible: Kafka elects neither until that
+				// one is back.
+				pt.isr = deleteID(pt.isr, id)
+			case slices.Contains(pt.isr, id):
 				c.electLocked(pt, id)
+			case slices.Contains(pt.elr, id) && !slices.ContainsFunc(pt.isr, c.isUp):
+				c.electLocked(pt, id) // from the ELR
 			}
 		}
 	}

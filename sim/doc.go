@@ -26,7 +26,10 @@
 // fetch from it, and ListOffsets answers OFFSET_NOT_AVAILABLE until it
 // reaches the leader epoch's start. MinInsyncReplicas gives a topic
 // min.insync.replicas: with fewer in sync, acks=-1 is NOT_ENOUGH_REPLICAS
-// and the high watermark stays. Producer state follows Kafka 2.5+
+// and the high watermark stays, and replicas leaving the ISR become
+// eligible leader replicas (KIP-966's ELR): with no in-sync replica
+// running, the first of them back is elected, unless it crashed. Its
+// controller needs no quorum: any number of brokers may be down. Producer state follows Kafka 2.5+
 // (a dedup window of five batches per producer; Pre25, Kafka15591Fix and
 // EpochPerProducer emulate other brokers).
 //
@@ -34,7 +37,7 @@
 // internal/kafkacheck, whose checks run on both (TestKafkaChecks here,
 // kafkatest's TestCluster there): record and batch rules and their error
 // codes, idempotence answer by answer, reads, restarts, followers,
-// min.insync.replicas.
+// min.insync.replicas, ELR elections.
 //
 // Faults are methods usable mid-run: MoveLeader, StopBroker (a controlled
 // shutdown), KillBroker (a crash: the unreplicated tail lost), VanishBroker

@@ -197,7 +197,7 @@ func (c *Cluster) PauseReplication(topic string, p int32, broker int32) error {
 	}
 	pt.paused[broker] = true
 	if pt.leader != broker {
-		pt.isr = deleteID(pt.isr, broker)
+		pt.leaveISR(broker)
 		c.updateHWLocked(pt)
 	}
 	c.broadcastLocked()

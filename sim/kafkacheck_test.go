@@ -186,3 +186,20 @@ func TestKafkaAcksZero(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestKafkaELRElection runs kafkacheck.ELRElection, which kafkatest's
+// TestELR runs on Apache Kafka (five nodes there; the sim's controller
+// needs no quorum).
+func TestKafkaELRElection(t *testing.T) {
+	for _, k := range []kafkacheck.ELRCase{kafkacheck.ELRStopped, kafkacheck.ELRFollowerCrashed, kafkacheck.ELRLeaderCrashed} {
+		t.Run(k.String(), func(t *testing.T) {
+			c := newTestCluster(t, Brokers(2), Topic("elr", 1, 2), MinInsyncReplicas("elr", 2))
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			// The sim elects (or not) inside StartBroker: a short settle shows it.
+			if err := kafkacheck.ELRElection(ctx, simReplicas{c, "elr"}, "elr", k, 300*time.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

@@ -89,7 +89,7 @@ func (c *Cluster) replicateLocked(b *broker, now time.Time) time.Time {
 			}
 			pt.fetched[b.id] = r.leo
 			if !slices.Contains(pt.isr, b.id) && r.leo >= pt.hw {
-				pt.isr = append(pt.isr, b.id)
+				pt.joinISR(b.id)
 				changed = true
 			}
 			if c.updateHWLocked(pt) {
