@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"sync"
 	"time"
 
 	"github.com/rollsafe/rollsafe/client"
+	"github.com/rollsafe/rollsafe/protocol"
 )
 
 // Buffered shows the records and bytes the producer holds: here 100
@@ -53,4 +55,35 @@ func ExampleErrBrokersUnreachable() {
 	err = p.ProduceSync(context.Background(), &client.Record{Topic: "orders", Value: []byte("v")}).FirstErr()
 	fmt.Println(errors.Is(err, client.ErrBrokersUnreachable), errors.Is(err, client.ErrNotWritten), errors.Is(err, client.ErrUnknownTopic))
 	// Output: true true false
+}
+
+// AttemptFailed sees each failed produce attempt with the broker's error,
+// while the record itself waits and is written once: here the leader of
+// orders[0] answers NOT_ENOUGH_REPLICAS three times (a min.insync.replicas
+// outage), and the producer retries after growing backoffs.
+func ExampleHooks_attemptFailed() {
+	c := exampleCluster()
+	defer c.Close()
+	var mu sync.Mutex
+	refused := 0
+	hooks := client.Hooks{AttemptFailed: func(topic string, partition, broker int32, records int, err error) {
+		if errors.Is(err, protocol.ErrNotEnoughReplicas) {
+			mu.Lock()
+			refused++
+			mu.Unlock()
+		}
+	}}
+	p, err := client.NewProducer(client.Brokers(c.Addrs()...), client.WithHooks(hooks))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	if err := c.InjectError("orders", 0, 19, 3); err != nil { // NOT_ENOUGH_REPLICAS
+		log.Fatal(err)
+	}
+	res := p.ProduceSync(context.Background(), &client.Record{Topic: "orders", Partition: 0, HasPartition: true, Value: []byte("v")})
+	mu.Lock()
+	defer mu.Unlock()
+	fmt.Println("written:", res.FirstErr() == nil, "refused attempts:", refused)
+	// Output: written: true refused attempts: 3
 }
