@@ -216,6 +216,10 @@ func (s *sender) respond(round []outgoing, resp kmsg.Response, err error) {
 	kick := false
 	var hints []leaderHint
 	var errs []error // allocated at the first failed attempt
+	var lost error   // the request's failure, one error for all its batches
+	if err != nil {
+		lost = fmt.Errorf("produce to broker %d: %w", s.broker, err)
+	}
 	failed := func(i int, err error) {
 		if errs == nil {
 			errs = make([]error, len(round))
@@ -228,7 +232,7 @@ func (s *sender) respond(round []outgoing, resp kmsg.Response, err error) {
 		switch {
 		case err != nil:
 			r = idempotence.Response{Code: idempotence.CodeTransport, Class: transportClass(err), BaseOffset: -1, LogStartOffset: -1}
-			failed(i, fmt.Errorf("produce to broker %d: %w", s.broker, err))
+			failed(i, lost)
 			kick = true
 		case p.cfg.acks == AcksNone:
 			r = idempotence.Response{Code: 0, Class: idempotence.Appended, BaseOffset: -1, LogStartOffset: -1}
