@@ -473,3 +473,33 @@ func (c *Cluster) ActiveProducers(ctx context.Context, topic string, partition i
 	}
 	return out, nil
 }
+
+// EligibleReplicas returns partition's eligible leader replicas and last
+// known ELR (KIP-966) as DescribeTopicPartitions shows them: the replicas
+// that left the ISR while it was below min.insync.replicas, which a clean
+// election may choose when no in-sync replica is left, and the last
+// leader of a partition whose ISR emptied.
+func (c *Cluster) EligibleReplicas(ctx context.Context, topic string, partition int32) (elr, lastKnown []int32, err error) {
+	req := kmsg.NewPtrDescribeTopicPartitionsRequest()
+	rt := kmsg.NewDescribeTopicPartitionsRequestTopic()
+	rt.Topic = topic
+	req.Topics = []kmsg.DescribeTopicPartitionsRequestTopic{rt}
+	resp, err := c.request(ctx, req)
+	if err != nil {
+		return nil, nil, fmt.Errorf("kafkatest: partitions of %s: %w", topic, err)
+	}
+	for _, t := range resp.(*kmsg.DescribeTopicPartitionsResponse).Topics {
+		if t.Topic == nil || *t.Topic != topic {
+			continue
+		}
+		if t.ErrorCode != 0 {
+			return nil, nil, fmt.Errorf("kafkatest: partitions of %s: %w", topic, protocol.PartitionError(t.ErrorCode, topic, -1, ""))
+		}
+		for _, p := range t.Partitions {
+			if p.Partition == partition {
+				return slices.Clone(p.EligibleLeaderReplicas), slices.Clone(p.LastKnownELR), nil
+			}
+		}
+	}
+	return nil, nil, fmt.Errorf("kafkatest: %s[%d]: %w", topic, partition, protocol.ErrUnknownTopicOrPartition)
+}

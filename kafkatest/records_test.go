@@ -280,3 +280,7 @@ func leaderAndFollower(t *testing.T, ctx context.Context, r kafkaReplicas) (int3
 	}
 	return leader, conns[0], conns[1]
 }
+
+func (r kafkaReplicas) Eligible(ctx context.Context) (elr, lastKnown []int32, err error) {
+	return r.c.EligibleReplicas(ctx, r.topic, 0)
+}

@@ -309,6 +309,11 @@ func (b *broker) handle(ctx context.Context, h reqHeader, req kmsg.Request) outc
 			return outcome{act: actClose}
 		}
 		return outcome{resp: b.describeProducers(ctx, r)}
+	case *kmsg.DescribeTopicPartitionsRequest:
+		if !b.c.cfg.describeTopicPartitions() {
+			return outcome{act: actClose}
+		}
+		return outcome{resp: b.describeTopicPartitions(ctx, r)}
 	case *kmsg.SASLHandshakeRequest, *kmsg.SASLAuthenticateRequest:
 		// Reached only without SASL (else the connection's gate answers).
 		return outcome{resp: illegalSASLState(r)}

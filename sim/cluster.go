@@ -70,14 +70,17 @@ type partition struct {
 	// acks=all is refused and the high watermark stays.
 	minISR int
 	// elr are the eligible leader replicas (KIP-966, on in Kafka 4.4):
-	// replicas that left the ISR while it was smaller than minISR. They
-	// hold everything up to the high watermark, which has not moved since;
-	// with no in-sync replica running, the first of them back is elected
-	// (a clean election). One that crashed leaves it when it starts again.
-	// (Where Kafka also moves the last in-sync replica to the ELR when it
-	// stops, the sim keeps it in the ISR, as Kafka without ELR did: the
-	// same elections follow, see StartBroker.)
+	// replicas that left the ISR while it was smaller than minISR — the
+	// last in-sync replica too, so that a partition without a leader has
+	// an empty ISR, as in Kafka. They hold everything up to the high
+	// watermark, which has not moved since; with no in-sync replica, the
+	// first of them back is elected (a clean election). One that crashed
+	// leaves it when it starts again.
 	elr []int32
+	// lastLeader is Kafka's last known ELR: the leader a partition had
+	// when its ISR emptied (-1: none). Once no replica is eligible, it is
+	// elected when back, crashed or not; any election forgets it.
+	lastLeader int32
 }
 
 // leaveISR takes id out of pt's ISR, into its ELR when too few stay in
@@ -233,6 +236,7 @@ func (c *Cluster) newPartition(topic string, p int32, rf, rot int) *partition {
 	}
 	pt.isr = slices.Clone(pt.replicas)
 	pt.leader = pt.replicas[0]
+	pt.lastLeader = -1
 	return pt
 }
 
@@ -347,6 +351,29 @@ func (c *Cluster) ISR(topic string, p int32) ([]int32, error) {
 	return slices.Clone(pt.isr), nil
 }
 
+// EligibleReplicas returns the partition's eligible leader replicas and
+// last known ELR (KIP-966), as DescribeTopicPartitions shows them: the
+// replicas that left the ISR while it was below min.insync.replicas, and
+// the leader a partition had when its ISR emptied.
+func (c *Cluster) EligibleReplicas(topic string, p int32) (elr, lastKnown []int32, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pt, err := c.partitionLocked(topic, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	return slices.Clone(pt.elr), pt.lastKnownELR(), nil
+}
+
+// lastKnownELR is the last known ELR as Kafka answers it: the last leader,
+// or empty.
+func (pt *partition) lastKnownELR() []int32 {
+	if pt.lastLeader < 0 {
+		return nil
+	}
+	return []int32{pt.lastLeader}
+}
+
 // HighWatermark returns the partition's high watermark and its leader's log
 // end offset.
 func (c *Cluster) HighWatermark(topic string, p int32) (hw, leo int64, err error) {
@@ -407,6 +434,7 @@ func (c *Cluster) updateHWLocked(pt *partition) bool {
 func (c *Cluster) electLocked(pt *partition, to int32) []OffsetRange {
 	pt.leader = to
 	pt.epoch++
+	pt.lastLeader = -1
 	if !slices.Contains(pt.isr, to) {
 		pt.isr = append(pt.isr, to)
 	}

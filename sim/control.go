@@ -77,7 +77,7 @@ func (c *Cluster) UncleanElect(topic string, p int32, to int32) (lost []OffsetRa
 	}
 	delete(pt.paused, to)
 	lost = c.electLocked(pt, to)
-	pt.elr = nil // an unclean election empties the ELR, as in Kafka
+	pt.elr = nil // an unclean election empties the ELR (and the last leader), as in Kafka
 	c.broadcastLocked()
 	c.log.Warn("unclean leader election", "topic", topic, "partition", p, "leader", to, "lost", lost)
 	return lost, nil
@@ -148,9 +148,7 @@ func (c *Cluster) stopBroker(id int32, mode stopMode) error {
 			if mode != stopClean {
 				r.truncateTo(pt.hw)
 			}
-			if len(pt.isr) > 1 || pt.leader != id {
-				pt.leaveISR(id)
-			}
+			pt.leaveISR(id)
 			if pt.leader != id {
 				c.updateHWLocked(pt)
 				continue
@@ -165,10 +163,12 @@ func (c *Cluster) stopBroker(id int32, mode stopMode) error {
 			if next >= 0 {
 				c.electLocked(pt, next)
 			} else {
-				// The last in-sync replica stays in the ISR, as in
-				// Kafka; the partition is offline until it returns.
+				// The last in-sync replica left: the partition is
+				// offline until an eligible replica (or, with none
+				// left, this last leader) returns.
 				pt.leader = -1
 				pt.epoch++
+				pt.lastLeader = id
 			}
 		}
 	}
@@ -183,7 +183,9 @@ func (c *Cluster) stopBroker(id int32, mode stopMode) error {
 // last batch, as loading a Kafka snapshot does (nothing with
 // LoseStateOnRestart), and drop the producers whose last batch is stamped
 // ProducerIDExpiration or longer ago, then catch up from their leaders and rejoin the ISR.
-// Offline partitions whose last in-sync replica it is elect it.
+// Offline partitions elect it as Kafka 4.4's controller does: when it is
+// an eligible leader replica (and did not crash), or when none is eligible
+// and it was the last leader.
 func (c *Cluster) StartBroker(id int32) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -228,15 +230,14 @@ func (c *Cluster) StartBroker(id int32) error {
 				continue
 			}
 			switch {
-			case slices.Contains(pt.isr, id) && crashed && len(pt.elr) > 0:
-				// The last in-sync replica, back from a crash, while
-				// another is eligible: Kafka elects neither until that
-				// one is back.
-				pt.isr = deleteID(pt.isr, id)
 			case slices.Contains(pt.isr, id):
 				c.electLocked(pt, id)
-			case slices.Contains(pt.elr, id) && !slices.ContainsFunc(pt.isr, c.isUp):
+			case len(pt.isr) == 0 && slices.Contains(pt.elr, id):
 				c.electLocked(pt, id) // from the ELR
+			case len(pt.isr) == 0 && len(pt.elr) == 0 && pt.lastLeader == id:
+				// Nobody eligible: Kafka elects the last known leader
+				// (even back from a crash), not another replica.
+				c.electLocked(pt, id)
 			}
 		}
 	}

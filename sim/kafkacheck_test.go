@@ -2,11 +2,13 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/rollsafe/rollsafe/internal/kafkacheck"
 	"github.com/rollsafe/rollsafe/protocol"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // TestKafkaChecks runs on the sim the one-partition checks kafkatest's
@@ -87,6 +89,35 @@ func (r simReplicas) State(context.Context) (int32, []int32, error) {
 	leader, _ := r.c.Leader(r.topic, 0)
 	isr, err := r.c.ISR(r.topic, 0)
 	return leader, isr, err
+}
+
+// Eligible asks a running broker, as kafkatest asks Kafka: the sim's
+// DescribeTopicPartitions.
+func (r simReplicas) Eligible(ctx context.Context) (elr, lastKnown []int32, err error) {
+	up := 0
+	for id := range r.c.Addrs() {
+		if r.c.BrokerUp(int32(id)) {
+			up = id
+			break
+		}
+	}
+	conn, err := protocol.Dial(ctx, r.c.Addrs()[up], protocol.ConnConfig{})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer conn.Close()
+	req := kmsg.NewPtrDescribeTopicPartitionsRequest()
+	req.Topics = []kmsg.DescribeTopicPartitionsRequestTopic{{Topic: r.topic}}
+	resp, err := conn.Request(ctx, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	ts := resp.(*kmsg.DescribeTopicPartitionsResponse).Topics
+	if len(ts) != 1 || ts[0].ErrorCode != 0 || len(ts[0].Partitions) == 0 {
+		return nil, nil, fmt.Errorf("DescribeTopicPartitions of %s: %+v", r.topic, ts)
+	}
+	p := ts[0].Partitions[0]
+	return p.EligibleLeaderReplicas, p.LastKnownELR, nil
 }
 
 func (r simReplicas) Stop(_ context.Context, id int32) error  { return r.c.StopBroker(id) }
@@ -193,7 +224,9 @@ func TestKafkaAcksZero(t *testing.T) {
 func TestKafkaELRElection(t *testing.T) {
 	for _, k := range []kafkacheck.ELRCase{kafkacheck.ELRStopped, kafkacheck.ELRFollowerCrashed, kafkacheck.ELRLeaderCrashed} {
 		t.Run(k.String(), func(t *testing.T) {
-			c := newTestCluster(t, Brokers(2), Topic("elr", 1, 2), MinInsyncReplicas("elr", 2))
+			// A third broker answers DescribeTopicPartitions while both
+			// replicas are down.
+			c := newTestCluster(t, Brokers(3), Topic("elr", 1, 2), MinInsyncReplicas("elr", 2))
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			// The sim elects (or not) inside StartBroker: a short settle shows it.

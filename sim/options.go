@@ -245,3 +245,7 @@ func SuperUser(user string) Option {
 
 // describeProducers reports whether the brokers serve DescribeProducers.
 func (c *config) describeProducers() bool { return !c.noDescribe && !c.pre25 }
+
+// describeTopicPartitions reports whether the brokers serve
+// DescribeTopicPartitions (Kafka 3.8+: not a Pre25 broker).
+func (c *config) describeTopicPartitions() bool { return !c.pre25 }

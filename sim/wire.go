@@ -27,15 +27,16 @@ var apiVersions = []kmsg.ApiVersionsResponseApiKey{
 	{ApiKey: 23, MinVersion: 0, MaxVersion: 4}, // OffsetForLeaderEpoch
 	{ApiKey: 36, MinVersion: 0, MaxVersion: 2}, // SaslAuthenticate
 	{ApiKey: 61, MinVersion: 0, MaxVersion: 0}, // DescribeProducers (Kafka 2.8+)
+	{ApiKey: 75, MinVersion: 0, MaxVersion: 0}, // DescribeTopicPartitions (Kafka 3.8+)
 }
 
 // apiVersionsFor is what a cluster advertises: every API, except
-// DescribeProducers on brokers that predate it.
+// DescribeProducers and DescribeTopicPartitions on brokers that predate
+// them.
 func apiVersionsFor(cfg *config) []kmsg.ApiVersionsResponseApiKey {
-	if cfg.describeProducers() {
-		return apiVersions
-	}
-	return slices.DeleteFunc(slices.Clone(apiVersions), func(k kmsg.ApiVersionsResponseApiKey) bool { return k.ApiKey == 61 })
+	return slices.DeleteFunc(slices.Clone(apiVersions), func(k kmsg.ApiVersionsResponseApiKey) bool {
+		return (k.ApiKey == 61 && !cfg.describeProducers()) || (k.ApiKey == 75 && !cfg.describeTopicPartitions())
+	})
 }
 
 func versionRange(key int16) (lo, hi int16, ok bool) {

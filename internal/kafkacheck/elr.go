@@ -10,6 +10,14 @@ import (
 	"github.com/rollsafe/rollsafe/protocol"
 )
 
+// ELRReplicas is a Killer that also shows partition 0's eligible leader
+// replicas (KIP-966): the ELR and the last known ELR, as Kafka's
+// DescribeTopicPartitions answers them.
+type ELRReplicas interface {
+	Killer
+	Eligible(ctx context.Context) (elr, lastKnown []int32, err error)
+}
+
 // ELRCase says which replicas of ELRElection stop cleanly and which crash.
 type ELRCase int
 
@@ -52,7 +60,7 @@ func (k ELRCase) String() string {
 //     the last in sync, but the follower is eligible); the follower, started
 //     next, is, acks=1 is written at 1, and the old leader, running
 //     already, truncates: the partition holds e0 and e2.
-func ELRElection(ctx context.Context, c Killer, topic string, k ELRCase, settle time.Duration) error {
+func ELRElection(ctx context.Context, c ELRReplicas, topic string, k ELRCase, settle time.Duration) error {
 	leader, follower, lc, err := inSync(ctx, c, 2)
 	if err != nil {
 		return err
@@ -87,6 +95,9 @@ func ELRElection(ctx context.Context, c Killer, topic string, k ELRCase, settle 
 	if _, _, err := waitISR(ctx, c, 1); err != nil {
 		return errors.Join(err)
 	}
+	if err := eligible(ctx, c, "with the follower gone", []int32{follower}, nil); err != nil {
+		return err
+	}
 	if base, err := produceAcks(ctx, lc, topic, 0, batchOf(recordsOf("e1"), 1, 0), 1); err != nil || base != 1 {
 		return errors.Join(fmt.Errorf("acks=1 with one in sync: base offset %d, %s; Kafka writes it at 1", base, answer(err)))
 	}
@@ -96,6 +107,14 @@ func ELRElection(ctx context.Context, c Killer, topic string, k ELRCase, settle 
 	}
 	if err := untilLeader(ctx, c, -1); err != nil {
 		return errors.Join(err)
+	}
+	// With ELR, the last in-sync replica leaves the ISR too: it is empty,
+	// both replicas are eligible, and the last leader is remembered.
+	if _, isr, err := c.State(ctx); err != nil || len(isr) > 0 {
+		return fmt.Errorf("the partition without a leader: ISR %v (%v); Kafka's is empty", isr, err)
+	}
+	if err := eligible(ctx, c, "without a leader", []int32{leader, follower}, []int32{leader}); err != nil {
+		return err
 	}
 	first, second := follower, leader // started in this order
 	elected, want := follower, []string{"e0", "e2"}
@@ -113,6 +132,10 @@ func ELRElection(ctx context.Context, c Killer, topic string, k ELRCase, settle 
 		wait, cancel := context.WithTimeout(ctx, settle)
 		err := untilLeader(wait, c, first)
 		cancel()
+		// Back from its crash, first is no longer eligible.
+		if err := eligible(ctx, c, fmt.Sprintf("with broker %d back from its crash", first), []int32{second}, []int32{leader}); err != nil {
+			errs = append(errs, err)
+		}
 		if err == nil {
 			errs = append(errs, fmt.Errorf("broker %d, back after a crash, was elected; Kafka keeps the partition without a leader until the eligible replica %d is back", first, second))
 		}
@@ -125,6 +148,15 @@ func ELRElection(ctx context.Context, c Killer, topic string, k ELRCase, settle 
 	cancel()
 	if err != nil {
 		return errors.Join(append(errs, fmt.Errorf("broker %d not elected (%w); Kafka elects it from the eligible leader replicas", elected, err))...)
+	}
+	// The old leader stays eligible where it stopped cleanly and is still
+	// down; a crashed replica never is again.
+	stillEligible := []int32(nil)
+	if k == ELRStopped {
+		stillEligible = []int32{leader}
+	}
+	if err := eligible(ctx, c, fmt.Sprintf("with broker %d elected", elected), stillEligible, nil); err != nil {
+		errs = append(errs, err)
 	}
 	nc, err := c.Dial(ctx, elected)
 	if err != nil {
@@ -162,6 +194,9 @@ func ELRElection(ctx context.Context, c Killer, topic string, k ELRCase, settle 
 	if _, _, err := waitISR(ctx, c, 2); err != nil {
 		return errors.Join(append(errs, err)...)
 	}
+	if err := eligible(ctx, c, "with both in sync again", nil, nil); err != nil {
+		errs = append(errs, err)
+	}
 	// The leader's high watermark moves on the follower's next fetch.
 	var recs []logRecord
 	var hw int64
@@ -190,4 +225,19 @@ func followerHW(ctx context.Context, conn *protocol.Conn, topic string, hw int64
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// eligible checks the partition's eligible leader replicas (in any order)
+// and last known ELR against Kafka's, at the moment named by at.
+func eligible(ctx context.Context, c ELRReplicas, at string, wantELR, wantLastKnown []int32) error {
+	elr, lastKnown, err := c.Eligible(ctx)
+	if err != nil {
+		return fmt.Errorf("eligible leader replicas %s: %w", at, err)
+	}
+	elr = slices.Sorted(slices.Values(elr))
+	wantELR = slices.Sorted(slices.Values(wantELR))
+	if !slices.Equal(elr, wantELR) || !slices.Equal(lastKnown, wantLastKnown) {
+		return fmt.Errorf("%s: ELR %v, last known ELR %v; Kafka's are %v, %v", at, elr, lastKnown, wantELR, wantLastKnown)
+	}
+	return nil
 }
