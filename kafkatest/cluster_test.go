@@ -87,6 +87,7 @@ func TestCluster(t *testing.T) {
 	t.Run("pending-batch", func(t *testing.T) { testPendingBatch(t, ctx, c) })
 	t.Run("unclean-window", func(t *testing.T) { testUncleanWindow(t, ctx, c) })
 	t.Run("acks-zero", func(t *testing.T) { testAcksZero(t, ctx, c) })
+	t.Run("describe-rules", func(t *testing.T) { testDescribeRules(t, ctx, c) })
 	t.Run("proxy", func(t *testing.T) { testProxy(t, ctx, c) })
 
 	t.Run("stop-start", func(t *testing.T) {

@@ -284,3 +284,21 @@ func leaderAndFollower(t *testing.T, ctx context.Context, r kafkaReplicas) (int3
 func (r kafkaReplicas) Eligible(ctx context.Context) (elr, lastKnown []int32, err error) {
 	return r.c.EligibleReplicas(ctx, r.topic, 0)
 }
+
+// testDescribeRules runs kafkacheck.DescribeRules, which the sim runs too
+// (sim.TestKafkaDescribeRules): DescribeTopicPartitions' order, pages and
+// errors.
+func testDescribeRules(t *testing.T, ctx context.Context, c *Cluster) {
+	restoreNodes(t, ctx, c)
+	for _, tp := range []Topic{{Name: "describe-a", Partitions: 3}, {Name: "describe-b", Partitions: 2}} {
+		healthyTopic(t, ctx, c, tp)
+	}
+	conn, err := protocol.Dial(ctx, c.DirectAddr(0), protocol.ConnConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := kafkacheck.DescribeRules(ctx, conn, "describe-a", "describe-b"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -8,9 +8,11 @@
 // and validated; acks 0, 1 and -1 — an acks=0 produce it refuses closes
 // the connection, as Kafka does), Fetch v4-v12 (up to the answering
 // replica's high watermark, the stored bytes as produced), ListOffsets,
-// FindCoordinator, OffsetForLeaderEpoch and DescribeProducers (KIP-664;
-// WithoutDescribeProducers and Pre25 emulate brokers without it), flexible
-// versions included. Requests on one connection are handled one at a time,
+// FindCoordinator, OffsetForLeaderEpoch, DescribeProducers (KIP-664;
+// WithoutDescribeProducers and Pre25 emulate brokers without it) and
+// DescribeTopicPartitions (KIP-966: ISR, eligible leader replicas and last
+// known ELR, paged by a cursor; not on Pre25 brokers), flexible versions
+// included. Requests on one connection are handled one at a time,
 // as Kafka does; a request read is processed even if its client is gone.
 //
 // Every broker keeps its own replica of each partition's log and its own
@@ -27,8 +29,10 @@
 // reaches the leader epoch's start. MinInsyncReplicas gives a topic
 // min.insync.replicas: with fewer in sync, acks=-1 is NOT_ENOUGH_REPLICAS
 // and the high watermark stays, and replicas leaving the ISR become
-// eligible leader replicas (KIP-966's ELR): with no in-sync replica
-// running, the first of them back is elected, unless it crashed. Its
+// eligible leader replicas (KIP-966's ELR). As in Kafka 4.4, the ISR of a
+// partition without a leader is empty, its last in-sync replica eligible
+// too: the first eligible replica back is elected, unless it crashed; with
+// none eligible left, the last leader is, crashed or not. Its
 // controller needs no quorum: any number of brokers may be down. Producer state follows Kafka 2.5+
 // (a dedup window of five batches per producer; Pre25, Kafka15591Fix and
 // EpochPerProducer emulate other brokers).
@@ -37,7 +41,8 @@
 // internal/kafkacheck, whose checks run on both (TestKafkaChecks here,
 // kafkatest's TestCluster there): record and batch rules and their error
 // codes, idempotence answer by answer, reads, restarts, followers,
-// min.insync.replicas, ELR elections.
+// min.insync.replicas, ELR elections and the ISR and ELR they show,
+// DescribeTopicPartitions.
 //
 // Faults are methods usable mid-run: MoveLeader, StopBroker (a controlled
 // shutdown), KillBroker (a crash: the unreplicated tail lost), VanishBroker
@@ -61,8 +66,8 @@
 // authentication SASL_AUTHENTICATION_FAILED, and both then close the
 // connection. ACL(user, topic, ops...) and SuperUser(user) authorize
 // requests per SASL principal as Kafka's authorizer does (Produce needs
-// WRITE, Fetch and DescribeProducers READ, ListOffsets and Metadata
-// DESCRIBE; TOPIC_AUTHORIZATION_FAILED otherwise). SessionLifetime(d) is KIP-368: the lifetime is announced in
+// WRITE, Fetch and DescribeProducers READ, ListOffsets, Metadata and
+// DescribeTopicPartitions DESCRIBE; TOPIC_AUTHORIZATION_FAILED otherwise). SessionLifetime(d) is KIP-368: the lifetime is announced in
 // SaslAuthenticate v1+, and once it passed the next request closes the
 // connection unless the client re-authenticated on it. SASLOAuthBearer()
 // enables OAUTHBEARER with Kafka's default unsecured JWS validator (alg

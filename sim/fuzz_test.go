@@ -43,6 +43,12 @@ func seedFrames(t testing.TB) [][]byte {
 				rt.Partitions = []kmsg.OffsetForLeaderEpochRequestTopicPartition{kmsg.NewOffsetForLeaderEpochRequestTopicPartition()}
 				r.Topics = append(r.Topics, rt)
 				req = r
+			case 75:
+				r := kmsg.NewPtrDescribeTopicPartitionsRequest()
+				r.Topics = []kmsg.DescribeTopicPartitionsRequestTopic{{Topic: "t"}, {Topic: "u"}}
+				r.ResponsePartitionLimit = 1
+				r.Cursor = &kmsg.DescribeTopicPartitionsRequestCursor{Topic: "t", Partition: 1}
+				req = r
 			default:
 				req = kmsg.RequestForKey(k.ApiKey)
 			}

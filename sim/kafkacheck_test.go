@@ -236,3 +236,15 @@ func TestKafkaELRElection(t *testing.T) {
 		})
 	}
 }
+
+// TestKafkaDescribeRules runs kafkacheck.DescribeRules, which kafkatest's
+// TestCluster/describe-rules runs on Apache Kafka: DescribeTopicPartitions'
+// order, pages and errors.
+func TestKafkaDescribeRules(t *testing.T) {
+	c := newTestCluster(t, Brokers(3), Topic("describe-a", 3, 3), Topic("describe-b", 2, 3))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := kafkacheck.DescribeRules(ctx, dialProtocol(t, ctx, c.Addrs()[0]), "describe-a", "describe-b"); err != nil {
+		t.Fatal(err)
+	}
+}
