@@ -19,7 +19,7 @@ func TestELR(t *testing.T) {
 	c := LaunchT(t, Config{Brokers: 5})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	for _, k := range []kafkacheck.ELRCase{kafkacheck.ELRStopped, kafkacheck.ELRFollowerCrashed, kafkacheck.ELRLeaderCrashed} {
+	for _, k := range kafkacheck.ELRCases {
 		t.Run(k.String(), func(t *testing.T) {
 			restoreNodes(t, ctx, c)
 			r := healthyTopic(t, ctx, c, Topic{Name: "elr-" + k.String(), Replication: 2, Configs: map[string]string{"min.insync.replicas": "2"}})

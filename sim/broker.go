@@ -19,8 +19,8 @@ type broker struct {
 	id   int32
 	addr string
 	up   bool
-	// crashed: the last stop was a crash (KillBroker, VanishBroker), not
-	// a controlled shutdown.
+	// crashed: the last stop was a crash (KillBroker, KillProcess,
+	// VanishBroker), not a controlled shutdown.
 	crashed bool
 	ln      net.Listener
 	ctx     context.Context // canceled when the broker stops

@@ -104,18 +104,30 @@ func (c *Cluster) checkCandidateLocked(pt *partition, to int32) error {
 // ended.
 func (c *Cluster) StopBroker(id int32) error { return c.stopBroker(id, stopClean) }
 
-// KillBroker stops a broker as a crash does (kill -9, a power cut): as
-// StopBroker, except that it loses every batch above the high watermark
-// (the tail not yet replicated to the whole ISR).
+// KillBroker stops a broker as its host crashing does (a power cut, a
+// kernel panic): as StopBroker, except that it loses every batch above the
+// high watermark (the tail not yet replicated to the whole ISR, gone with
+// the host's page cache, which Kafka does not flush at every write), and
+// that the controller knows it crashed: back, it is no longer an eligible
+// leader replica.
 func (c *Cluster) KillBroker(id int32) error { return c.stopBroker(id, stopCrash) }
+
+// KillProcess stops a broker as kill -9 of its process does: no controlled
+// shutdown, so the controller knows it crashed (back, it is no longer an
+// eligible leader replica), but its host's page cache survives, and with it
+// the whole log, the tail above the high watermark included — the records a
+// leader took with acks=1 and never replicated are still there when it
+// comes back, and kept should it lead again.
+func (c *Cluster) KillProcess(id int32) error { return c.stopBroker(id, stopKill) }
 
 // stopMode is how a broker stops.
 type stopMode int
 
 const (
 	stopClean  stopMode = iota // controlled shutdown: the log is kept
-	stopCrash                  // the unreplicated tail is lost
-	stopVanish                 // a crash whose connections stay open and silent
+	stopCrash                  // a host crash: the unreplicated tail is lost
+	stopVanish                 // a host crash whose connections stay open and silent
+	stopKill                   // a process killed: the log is kept
 )
 
 func (c *Cluster) stopBroker(id int32, mode stopMode) error {
@@ -145,7 +157,7 @@ func (c *Cluster) stopBroker(id int32, mode stopMode) error {
 			if r == nil {
 				continue
 			}
-			if mode != stopClean {
+			if mode == stopCrash || mode == stopVanish {
 				r.truncateTo(pt.hw)
 			}
 			pt.leaveISR(id)

@@ -45,8 +45,9 @@
 // DescribeTopicPartitions.
 //
 // Faults are methods usable mid-run: MoveLeader, StopBroker (a controlled
-// shutdown), KillBroker (a crash: the unreplicated tail lost), VanishBroker
-// (a host gone from the network: its connections stay open and silent),
+// shutdown), KillBroker (a host crash: the unreplicated tail lost with the
+// page cache), KillProcess (kill -9: the log kept whole), VanishBroker (a
+// host gone from the network: its connections stay open and silent),
 // StartBroker, StartBrokerAt (the same broker id back on a new address),
 // UncleanElect (reporting the offsets lost), DropRequests, DropResponses,
 // CloseConnAfterAppend, ProcessAfterDisconnect and DelayProcessing (a

@@ -120,8 +120,11 @@ func (r simReplicas) Eligible(ctx context.Context) (elr, lastKnown []int32, err 
 	return p.EligibleLeaderReplicas, p.LastKnownELR, nil
 }
 
-func (r simReplicas) Stop(_ context.Context, id int32) error  { return r.c.StopBroker(id) }
-func (r simReplicas) Kill(_ context.Context, id int32) error  { return r.c.KillBroker(id) }
+func (r simReplicas) Stop(_ context.Context, id int32) error { return r.c.StopBroker(id) }
+
+// Kill is kill -9, as kafkatest's Kill is: the process dies, the host's
+// page cache (and the log in it) survives.
+func (r simReplicas) Kill(_ context.Context, id int32) error  { return r.c.KillProcess(id) }
 func (r simReplicas) Start(_ context.Context, id int32) error { return r.c.StartBroker(id) }
 
 // TestKafkaStampedExpiry runs kafkacheck.StampedExpiry, which kafkatest's
@@ -194,7 +197,7 @@ func (r simReplicas) Freeze(_ context.Context, id int32) error {
 }
 
 func (r simReplicas) ElectUnclean(_ context.Context, dead, to int32) error {
-	if err := r.c.KillBroker(dead); err != nil {
+	if err := r.c.KillProcess(dead); err != nil { // kill -9, as kafkatest kills
 		return err
 	}
 	if err := r.c.ResumeReplication(r.topic, 0, to); err != nil {
@@ -222,7 +225,7 @@ func TestKafkaAcksZero(t *testing.T) {
 // TestELR runs on Apache Kafka (five nodes there; the sim's controller
 // needs no quorum).
 func TestKafkaELRElection(t *testing.T) {
-	for _, k := range []kafkacheck.ELRCase{kafkacheck.ELRStopped, kafkacheck.ELRFollowerCrashed, kafkacheck.ELRLeaderCrashed} {
+	for _, k := range kafkacheck.ELRCases {
 		t.Run(k.String(), func(t *testing.T) {
 			// A third broker answers DescribeTopicPartitions while both
 			// replicas are down.

@@ -28,10 +28,15 @@ const (
 	ELRFollowerCrashed
 	// ELRLeaderCrashed: the follower stops, the leader is killed.
 	ELRLeaderCrashed
+	// ELRBothCrashed: the follower, then the leader, are killed.
+	ELRBothCrashed
 )
 
+// ELRCases are every ELRCase.
+var ELRCases = []ELRCase{ELRStopped, ELRFollowerCrashed, ELRLeaderCrashed, ELRBothCrashed}
+
 func (k ELRCase) String() string {
-	return [...]string{"stopped", "follower-crashed", "leader-crashed"}[k]
+	return [...]string{"stopped", "follower-crashed", "leader-crashed", "both-crashed"}[k]
 }
 
 // ELRElection shows the elections KIP-966's eligible leader replicas (ELR)
@@ -60,6 +65,11 @@ func (k ELRCase) String() string {
 //     the last in sync, but the follower is eligible); the follower, started
 //     next, is, acks=1 is written at 1, and the old leader, running
 //     already, truncates: the partition holds e0 and e2.
+//   - ELRBothCrashed: the follower, started first, is not elected; the
+//     leader, started next, is not eligible either, but with no replica
+//     eligible left Kafka elects the last known leader: it is, with the
+//     acks=1 record its killed process left in the page cache, and the
+//     partition holds e0 and e1.
 func ELRElection(ctx context.Context, c ELRReplicas, topic string, k ELRCase, settle time.Duration) error {
 	leader, follower, lc, err := inSync(ctx, c, 2)
 	if err != nil {
@@ -89,7 +99,7 @@ func ELRElection(ctx context.Context, c ELRReplicas, topic string, k ELRCase, se
 	if err != nil {
 		return err
 	}
-	if err := leave(follower, k == ELRFollowerCrashed); err != nil {
+	if err := leave(follower, k == ELRFollowerCrashed || k == ELRBothCrashed); err != nil {
 		return errors.Join(err)
 	}
 	if _, _, err := waitISR(ctx, c, 1); err != nil {
@@ -102,7 +112,7 @@ func ELRElection(ctx context.Context, c ELRReplicas, topic string, k ELRCase, se
 		return errors.Join(fmt.Errorf("acks=1 with one in sync: base offset %d, %s; Kafka writes it at 1", base, answer(err)))
 	}
 	lc.Close()
-	if err := leave(leader, k == ELRLeaderCrashed); err != nil {
+	if err := leave(leader, k == ELRLeaderCrashed || k == ELRBothCrashed); err != nil {
 		return errors.Join(err)
 	}
 	if err := untilLeader(ctx, c, -1); err != nil {
@@ -119,7 +129,7 @@ func ELRElection(ctx context.Context, c ELRReplicas, topic string, k ELRCase, se
 	first, second := follower, leader // started in this order
 	elected, want := follower, []string{"e0", "e2"}
 	switch k {
-	case ELRFollowerCrashed:
+	case ELRFollowerCrashed, ELRBothCrashed:
 		elected, want = leader, []string{"e0", "e1"}
 	case ELRLeaderCrashed:
 		first, second = leader, follower
