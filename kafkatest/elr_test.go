@@ -14,10 +14,12 @@ import (
 // a KRaft voter cannot take (no quorum is left to elect anyone). A
 // follower stopped while too few replicas are in sync is elected from
 // the eligible leader replicas once it is back and the leader is gone;
-// one that crashed is not, while the other is eligible.
+// one that crashed is not, while the other is eligible; with nobody
+// eligible, the last leader is. Then rollsafe's producer goes through the
+// last of these (producer-both-crashed).
 func TestELR(t *testing.T) {
 	c := LaunchT(t, Config{Brokers: 5})
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	for _, k := range kafkacheck.ELRCases {
 		t.Run(k.String(), func(t *testing.T) {
@@ -28,4 +30,5 @@ func TestELR(t *testing.T) {
 			}
 		})
 	}
+	t.Run("producer-both-crashed", func(t *testing.T) { testProducerLastLeaderBack(t, ctx, c) })
 }

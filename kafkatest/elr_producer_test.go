@@ -1,0 +1,179 @@
+package kafkatest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rollsafe/rollsafe/client"
+	"github.com/rollsafe/rollsafe/client/readback"
+	"github.com/rollsafe/rollsafe/protocol"
+)
+
+// testProducerLastLeaderBack plays kafkacheck.ELRElection's both-crashed
+// faults under rollsafe's producer, on Kafka: a partition of two replicas
+// with min.insync.replicas=2 takes records at a steady rate; its follower
+// is killed (kill -9), so the batches its leader appends until the
+// controller shrinks the ISR wait above a high watermark that no longer
+// moves, and those after are refused NOT_ENOUGH_REPLICAS; then the leader
+// is killed too, its requests unanswered. The follower comes back first,
+// crashed, so not eligible: no leader. Then the last leader, elected with
+// the log its page cache kept — the batches whose outcome the producer
+// could not know among it. Every record must be acknowledged and be in
+// the log once, in order, at its reported offset.
+func testProducerLastLeaderBack(t *testing.T, ctx context.Context, c *Cluster) {
+	restoreNodes(t, ctx, c)
+	const topic = "elr-producer"
+	r := healthyTopic(t, ctx, c, Topic{Name: topic, Replication: 2, Configs: map[string]string{"min.insync.replicas": "2"}})
+	leader, isr, err := r.State(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	follower := isr[0]
+	if follower == leader {
+		follower = isr[1]
+	}
+	var hmu sync.Mutex
+	var tailReads, bumps, timedOut int
+	failures := map[string]int{}
+	hooks := client.Hooks{
+		TailRead:    func(string, int32, int64) { hmu.Lock(); tailReads++; hmu.Unlock() },
+		EpochBumped: func(string, int32, int64, int16) { hmu.Lock(); bumps++; hmu.Unlock() },
+		AttemptFailed: func(_ string, _ int32, _ int32, _ int, err error) {
+			hmu.Lock()
+			failures[shortErr(err)]++
+			if errors.Is(err, protocol.ErrRequestTimedOut) {
+				timedOut++ // appended, waiting above the held high watermark
+			}
+			hmu.Unlock()
+		},
+	}
+	p, err := client.NewProducer(client.Brokers(c.Addrs()...), client.RequestTimeout(5*time.Second), client.WithHooks(hooks))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := p.Close(cctx); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+
+	var mu sync.Mutex
+	var produced []readback.Produced
+	acked := 0
+	var failed []error
+	send := func(i int) {
+		id := fmt.Sprintf("r%06d", i)
+		mu.Lock()
+		produced = append(produced, readback.Produced{ID: id, Partition: 0, Offset: -1})
+		mu.Unlock()
+		p.Produce(ctx, &client.Record{Topic: topic, Partition: 0, HasPartition: true, Value: []byte(id)}, func(rec *client.Record, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				failed = append(failed, fmt.Errorf("%s: %w", id, err))
+				return
+			}
+			produced[i].Acked, produced[i].Offset = true, rec.Offset
+			acked++
+		})
+	}
+	ackedNow := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return acked
+	}
+	stop := make(chan struct{})
+	loaded := make(chan int)
+	go func() {
+		i := 0
+		defer func() { loaded <- i }()
+		tick := time.NewTicker(2 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				send(i)
+				i++
+			}
+		}
+	}()
+	for deadline := time.Now().Add(30 * time.Second); ackedNow() < 200; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d records acknowledged in 30 s before any fault", ackedNow())
+		}
+	}
+	if err := c.Kill(follower); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WaitFor(ctx, topic, "the follower out of the ISR", func(p Partition) bool {
+		return p.Leader == leader && slices.Equal(p.ISR, []int32{leader})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // refused NOT_ENOUGH_REPLICAS meanwhile
+	ackedAtKill := ackedNow()
+	if err := c.Kill(leader); err != nil {
+		t.Fatal(err)
+	}
+	close(stop)
+	sent := <-loaded
+	if err := c.WaitFor(ctx, topic, "no leader", func(p Partition) bool { return p.Leader < 0 }); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(ctx, follower); err != nil {
+		t.Fatal(err)
+	}
+	settle, cancel := context.WithTimeout(ctx, 10*time.Second)
+	err = c.WaitFor(settle, topic, "a leader", func(p Partition) bool { return p.Leader >= 0 })
+	cancel()
+	if err == nil {
+		t.Fatalf("a leader was elected with only the crashed follower %d back; Kafka waits for the last leader %d", follower, leader)
+	}
+	if err := c.Start(ctx, leader); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WaitFor(ctx, topic, "the last leader elected", func(p Partition) bool { return p.Leader == leader }); err != nil {
+		t.Fatal(err)
+	}
+	fctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	err = p.Flush(fctx)
+	cancel()
+	if err != nil {
+		t.Fatalf("flush after the last leader came back: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(failed) > 0 || acked != sent {
+		t.Fatalf("%d of %d records acknowledged, %d failed: %v", acked, sent, len(failed), failed[:min(len(failed), 3)])
+	}
+	log, err := readback.ReadTopic(ctx, c.Addrs(), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := readback.Check(log, produced, func(rec readback.Record) string { return string(rec.Value) })
+	hmu.Lock()
+	defer hmu.Unlock()
+	t.Logf("%d records, %d acknowledged before the leader %d was killed; log: %v; tail reads %d, epoch bumps %d, failed attempts %v",
+		sent, ackedAtKill, leader, rep, tailReads, bumps, failures)
+	if !rep.OK() || rep.InLog != sent {
+		t.Fatalf("read back: %v %v", rep, rep.Problems)
+	}
+	if timedOut == 0 {
+		t.Fatal("no attempt answered REQUEST_TIMED_OUT: no batch waited above the high watermark, the scenario was not played")
+	}
+}
+
+// shortErr is err's first 60 bytes, to count failed attempts by kind.
+func shortErr(err error) string {
+	s := err.Error()
+	return s[:min(len(s), 60)]
+}
