@@ -90,7 +90,16 @@ func testProducerLastLeaderBack(t *testing.T, ctx context.Context, c *Cluster) {
 		return acked
 	}
 	stop := make(chan struct{})
-	loaded := make(chan int)
+	loaded := make(chan int, 1)
+	var sent int
+	var stopOnce sync.Once
+	stopLoad := func() {
+		stopOnce.Do(func() {
+			close(stop)
+			sent = <-loaded
+		})
+	}
+	t.Cleanup(stopLoad) // before the producer closes, should the test end early
 	go func() {
 		i := 0
 		defer func() { loaded <- i }()
@@ -124,8 +133,7 @@ func testProducerLastLeaderBack(t *testing.T, ctx context.Context, c *Cluster) {
 	if err := c.Kill(leader); err != nil {
 		t.Fatal(err)
 	}
-	close(stop)
-	sent := <-loaded
+	stopLoad()
 	if err := c.WaitFor(ctx, topic, "no leader", func(p Partition) bool { return p.Leader < 0 }); err != nil {
 		t.Fatal(err)
 	}

@@ -79,6 +79,7 @@ func (b *broker) describeTopicPartitions(ctx context.Context, r *kmsg.DescribeTo
 			t := kmsg.NewDescribeTopicPartitionsResponseTopic()
 			t.Topic = kmsg.StringPtr(name)
 			t.ErrorCode = errUnknownTopicOrPartition
+			t.AuthorizedOperations = b.topicOperations(ctx, name) // Kafka fills it in for every topic it describes
 			resp.Topics = append(resp.Topics, t)
 			continue
 		}

@@ -27,7 +27,8 @@ const allTopicOperations = 1<<3 | 1<<4 | 1<<5 | 1<<6 | 1<<7 | 1<<8 | 1<<10 | 1<<
 //   - pages of two partitions: a/0-1 with a cursor at a/2, then a/2 and
 //     b/0 with a cursor at b/1, then b/1 and no cursor; a limit of 0
 //     answers one partition;
-//   - an unknown topic named with a: UNKNOWN_TOPIC_OR_PARTITION, after a;
+//   - an unknown topic named with a: UNKNOWN_TOPIC_OR_PARTITION, after a
+//     (its operations filled in all the same);
 //   - a cursor on a topic not named, or on a negative partition: the
 //     request refused, INVALID_REQUEST for every named topic.
 func DescribeRules(ctx context.Context, conn *protocol.Conn, a, b string) error {
@@ -102,7 +103,8 @@ func DescribeRules(ctx context.Context, conn *protocol.Conn, a, b string) error 
 	unknown := b + "-never-created"
 	if r, err := describeTopics(ctx, conn, 2000, nil, unknown, a); err != nil {
 		return err
-	} else if names := describedNames(r); !slices.Equal(names, []string{a, unknown}) || protocol.ErrorCode(r.Topics[1].ErrorCode) != protocol.UnknownTopicOrPartition || len(r.Topics[1].Partitions) > 0 {
+	} else if names := describedNames(r); !slices.Equal(names, []string{a, unknown}) || protocol.ErrorCode(r.Topics[1].ErrorCode) != protocol.UnknownTopicOrPartition ||
+		len(r.Topics[1].Partitions) > 0 || r.Topics[1].AuthorizedOperations != allTopicOperations {
 		fail("named %s, %s: %v, the unknown one %+v; Kafka answers %s, then %s UNKNOWN_TOPIC_OR_PARTITION", unknown, a, names, r.Topics, a, unknown)
 	}
 
