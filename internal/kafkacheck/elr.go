@@ -238,16 +238,23 @@ func followerHW(ctx context.Context, conn *protocol.Conn, topic string, hw int64
 }
 
 // eligible checks the partition's eligible leader replicas (in any order)
-// and last known ELR against Kafka's, at the moment named by at.
+// and last known ELR against Kafka's, at the moment named by at: a state
+// that holds until the check's next step, so it is asked again for a few
+// seconds (the broker answering may learn of it a moment after the one
+// that showed the step done).
 func eligible(ctx context.Context, c ELRReplicas, at string, wantELR, wantLastKnown []int32) error {
-	elr, lastKnown, err := c.Eligible(ctx)
-	if err != nil {
-		return fmt.Errorf("eligible leader replicas %s: %w", at, err)
-	}
-	elr = slices.Sorted(slices.Values(elr))
 	wantELR = slices.Sorted(slices.Values(wantELR))
-	if !slices.Equal(elr, wantELR) || !slices.Equal(lastKnown, wantLastKnown) {
-		return fmt.Errorf("%s: ELR %v, last known ELR %v; Kafka's are %v, %v", at, elr, lastKnown, wantELR, wantLastKnown)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		elr, lastKnown, err := c.Eligible(ctx)
+		elr = slices.Sorted(slices.Values(elr))
+		if err == nil && slices.Equal(elr, wantELR) && slices.Equal(lastKnown, wantLastKnown) {
+			return nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			if err != nil {
+				return fmt.Errorf("eligible leader replicas %s: %w", at, err)
+			}
+			return fmt.Errorf("%s: ELR %v, last known ELR %v; Kafka's are %v, %v", at, elr, lastKnown, wantELR, wantLastKnown)
+		}
 	}
-	return nil
 }
