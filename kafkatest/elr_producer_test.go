@@ -29,14 +29,7 @@ func testProducerLastLeaderBack(t *testing.T, ctx context.Context, c *Cluster) {
 	restoreNodes(t, ctx, c)
 	const topic = "elr-producer"
 	r := healthyTopic(t, ctx, c, Topic{Name: topic, Replication: 2, Configs: map[string]string{"min.insync.replicas": "2"}})
-	leader, isr, err := r.State(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	follower := isr[0]
-	if follower == leader {
-		follower = isr[1]
-	}
+	leader, follower := leaderAndInSync(t, ctx, r)
 	var hmu sync.Mutex
 	var tailReads, bumps, timedOut int
 	failures := map[string]int{}

@@ -263,16 +263,10 @@ func healthyTopic(t *testing.T, ctx context.Context, c *Cluster, topic Topic) ka
 // and to a follower, closed when t ends.
 func leaderAndFollower(t *testing.T, ctx context.Context, r kafkaReplicas) (int32, *protocol.Conn, *protocol.Conn) {
 	t.Helper()
-	leader, isr, err := r.State(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	follower := isr[0]
-	if follower == leader {
-		follower = isr[1]
-	}
+	leader, follower := leaderAndInSync(t, ctx, r)
 	var conns [2]*protocol.Conn
 	for i, id := range []int32{leader, follower} {
+		var err error
 		if conns[i], err = r.Dial(ctx, id); err != nil {
 			t.Fatal(err)
 		}
@@ -281,6 +275,21 @@ func leaderAndFollower(t *testing.T, ctx context.Context, r kafkaReplicas) (int3
 	return leader, conns[0], conns[1]
 }
 
+// leaderAndInSync returns partition 0's leader and a follower in its ISR.
+func leaderAndInSync(t *testing.T, ctx context.Context, r kafkaReplicas) (leader, follower int32) {
+	t.Helper()
+	leader, isr, err := r.State(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	follower = isr[0]
+	if follower == leader {
+		follower = isr[1]
+	}
+	return leader, follower
+}
+
+// Eligible is kafkacheck.ELRReplicas': Kafka's DescribeTopicPartitions.
 func (r kafkaReplicas) Eligible(ctx context.Context) (elr, lastKnown []int32, err error) {
 	return r.c.EligibleReplicas(ctx, r.topic, 0)
 }
