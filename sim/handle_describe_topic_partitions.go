@@ -118,8 +118,10 @@ func (c *Cluster) describePartitionLocked(pt *partition) kmsg.DescribeTopicParti
 	p.LeaderEpoch = pt.epoch
 	p.Replicas = slices.Clone(pt.replicas)
 	p.ISR = slices.Sorted(slices.Values(pt.isr))
-	p.EligibleLeaderReplicas = slices.Sorted(slices.Values(pt.elr))
-	p.LastKnownELR = pt.lastKnownELR()
+	// Both are nullable on the wire; Kafka always sends a list, and its own
+	// Admin client fails on null.
+	p.EligibleLeaderReplicas = append([]int32{}, slices.Sorted(slices.Values(pt.elr))...)
+	p.LastKnownELR = append([]int32{}, pt.lastKnownELR()...)
 	for _, id := range pt.replicas {
 		if !c.brokers[id].up {
 			p.OfflineReplicas = append(p.OfflineReplicas, id)

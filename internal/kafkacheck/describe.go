@@ -23,7 +23,7 @@ const allTopicOperations = 1<<3 | 1<<4 | 1<<5 | 1<<6 | 1<<7 | 1<<8 | 1<<10 | 1<<
 //
 //   - named b, a: both in name order, no next cursor, every operation
 //     authorized, each partition as Metadata shows it (leader, epoch,
-//     replicas, ISR), no eligible replica;
+//     replicas, ISR), no eligible replica (empty lists, not null);
 //   - pages of two partitions: a/0-1 with a cursor at a/2, then a/2 and
 //     b/0 with a cursor at b/1, then b/1 and no cursor; a limit of 0
 //     answers one partition;
@@ -59,6 +59,11 @@ func DescribeRules(ctx context.Context, conn *protocol.Conn, a, b string) error 
 			if p.ErrorCode != 0 || p.Partition != int32(i) || p.LeaderID != mp.Leader || p.LeaderEpoch != mp.LeaderEpoch ||
 				!slices.Equal(p.Replicas, mp.Replicas) || !sameIDs(p.ISR, mp.ISR) || len(p.EligibleLeaderReplicas) > 0 || len(p.LastKnownELR) > 0 {
 				fail("%s/%d: %+v; Metadata shows %+v, and no replica is eligible", *t.Topic, i, p, mp)
+			}
+			// Nullable on the wire, but Kafka sends empty lists (its own
+			// Admin client fails on null).
+			if p.EligibleLeaderReplicas == nil || p.LastKnownELR == nil {
+				fail("%s/%d: ELR %v, last known ELR %v null; Kafka sends empty lists", *t.Topic, i, p.EligibleLeaderReplicas == nil, p.LastKnownELR == nil)
 			}
 		}
 	}
