@@ -93,27 +93,75 @@ func TestJavaAdminDescribesSim(t *testing.T) {
 }
 
 // TestJavaClientsOnSim: Kafka's own idempotent producer (acks=all, every
-// codec) writes to the sim and Kafka's own consumer reads the records back
+// codec; and under moving leaders and a killed broker) writes to the sim
+// and Kafka's own consumer reads the records back
 // (testdata/ProduceConsume.java): every record acknowledged once, read at
 // its acknowledged offset, in order on its partition — and the sim's log,
 // read over the wire by rollsafe's reader, holds the same.
 func TestJavaClientsOnSim(t *testing.T) {
 	rt := Require(t)
-	for _, codec := range []string{"none", "gzip", "snappy", "lz4", "zstd"} {
+	for _, codec := range []string{"none", "gzip", "snappy", "lz4", "zstd", "moving-leaders"} {
 		t.Run(codec, func(t *testing.T) {
-			const parts, records = 3, 600
-			c, err := sim.NewCluster(sim.Brokers(3), sim.Topic("j", parts, 3))
+			parts, records := 3, 600
+			args := []string{codec}
+			if codec == "moving-leaders" {
+				// 3,000 records over ~3 s while a partition's leader
+				// moves every 100 ms, and a broker is killed (kill -9)
+				// and restarted half a second later.
+				records, args = 3000, []string{"lz4", "1000"}
+			}
+			c, err := sim.NewCluster(sim.Brokers(3), sim.Topic("j", int32(parts), 3))
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { _ = c.Close() })
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, rt.Java, "-cp", rt.Classpath(), "testdata/ProduceConsume.java",
-				strings.Join(c.Addrs(), ","), "j", fmt.Sprint(parts), fmt.Sprint(records), codec)
+			cmd := exec.CommandContext(ctx, rt.Java, append([]string{"-cp", rt.Classpath(), "testdata/ProduceConsume.java",
+				strings.Join(c.Addrs(), ","), "j", fmt.Sprint(parts), fmt.Sprint(records)}, args...)...)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Run(); err != nil {
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			moves, ticks, killed, restarted := 0, 0, false, false
+			if codec == "moving-leaders" {
+				exited := make(chan error, 1)
+				go func() { exited <- cmd.Wait() }()
+				tick := time.NewTicker(100 * time.Millisecond)
+				defer tick.Stop()
+			moving:
+				for {
+					select {
+					case err = <-exited:
+						break moving
+					case <-tick.C:
+						ticks++
+						switch ticks {
+						case 15:
+							if c.BrokerUp(2) {
+								killed = c.KillProcess(2) == nil
+							}
+						case 20:
+							if !c.BrokerUp(2) && c.StartBroker(2) == nil {
+								restarted = true
+							}
+						}
+						p := int32(ticks % parts)
+						leader, _ := c.Leader("j", p)
+						if err := c.MoveLeader("j", p, (leader+1)%3); err == nil {
+							moves++
+						}
+					}
+				}
+				t.Logf("%d leader moves while Kafka's producer wrote, broker 2 killed (kill -9) and restarted among them", moves)
+				if moves < 15 || !killed || !restarted {
+					t.Fatalf("%d leader moves, broker 2 killed %v, restarted %v; the faults were not played", moves, killed, restarted)
+				}
+			} else {
+				err = cmd.Wait()
+			}
+			if err != nil {
 				t.Fatalf("ProduceConsume.java: %v\n%s%s", err, stdout.String(), stderr.String())
 			}
 			acked, read := map[string]string{}, map[string]string{}

@@ -2,8 +2,10 @@
 // reads them back with its consumer (assigned partitions, no group), for
 // kafkatest's TestJavaClientsOnSim:
 //
-//	java -cp '<kafka lib>/*' ProduceConsume.java BOOTSTRAP TOPIC PARTITIONS RECORDS COMPRESSION
+//	java -cp '<kafka lib>/*' ProduceConsume.java BOOTSTRAP TOPIC PARTITIONS RECORDS COMPRESSION [PAUSE_MICROS]
 //
+// With PAUSE_MICROS it pauses that long after each send (a steady rate
+// while the test moves the cluster's leaders).
 // It prints one line per record acknowledged, "acked <value> <partition>
 // <offset>", then one per record read, "read <value> <partition> <offset>".
 import java.time.Duration;
@@ -32,10 +34,14 @@ public class ProduceConsume {
         pp.put("linger.ms", "5");
         pp.put("key.serializer", StringSerializer.class.getName());
         pp.put("value.serializer", StringSerializer.class.getName());
+        long pause = args.length > 5 ? Long.parseLong(args[5]) * 1000 : 0;
         List<Future<RecordMetadata>> acks = new ArrayList<>();
         try (KafkaProducer<String, String> p = new KafkaProducer<>(pp)) {
             for (int i = 0; i < records; i++) {
                 acks.add(p.send(new ProducerRecord<>(topic, i % partitions, "k" + i, "v" + i)));
+                if (pause > 0) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(pause);
+                }
             }
             p.flush();
             for (int i = 0; i < records; i++) {
