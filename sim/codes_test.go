@@ -23,6 +23,7 @@ func TestErrorCodesMatchKafkaNames(t *testing.T) {
 		"INVALID_REQUIRED_ACKS":                 errInvalidRequiredAcks,
 		"UNSUPPORTED_VERSION":                   errUnsupportedVersion,
 		"INVALID_REQUEST":                       errInvalidRequest,
+		"INVALID_TOPIC_EXCEPTION":               errInvalidTopicException,
 		"OUT_OF_ORDER_SEQUENCE_NUMBER":          errOutOfOrderSequence,
 		"INVALID_PRODUCER_EPOCH":                errInvalidProducerEpoch,
 		"UNKNOWN_PRODUCER_ID":                   errUnknownProducerID,

@@ -25,6 +25,7 @@ const (
 	errClusterAuthorization         int16 = 31
 	errTransactionalIDAuthorization int16 = 53
 	errCoordinatorNotAvailable      int16 = 15
+	errInvalidTopicException        int16 = 17
 	errInvalidRequiredAcks          int16 = 21
 	errUnsupportedVersion           int16 = 35
 	errInvalidRequest               int16 = 42

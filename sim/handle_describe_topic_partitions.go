@@ -21,8 +21,9 @@ const topicOperations = 1<<3 | 1<<4 | 1<<5 | 1<<6 | 1<<7 | 1<<8 | 1<<10 | 1<<11
 // describe when none is named) in name order, from the cursor on, at most
 // ResponsePartitionLimit partitions (1 to 2000) with a next cursor where
 // it stops; each partition with its ISR, eligible leader replicas and last
-// known ELR. An unknown topic is UNKNOWN_TOPIC_OR_PARTITION; one the
-// principal may not describe, TOPIC_AUTHORIZATION_FAILED, listed last.
+// known ELR. An unknown topic is UNKNOWN_TOPIC_OR_PARTITION (a name Kafka
+// does not allow, INVALID_TOPIC_EXCEPTION); one the principal may not
+// describe, TOPIC_AUTHORIZATION_FAILED, listed last.
 func (b *broker) describeTopicPartitions(ctx context.Context, r *kmsg.DescribeTopicPartitionsRequest) kmsg.Response {
 	c := b.c
 	resp := r.ResponseKind().(*kmsg.DescribeTopicPartitionsResponse)
@@ -79,6 +80,9 @@ func (b *broker) describeTopicPartitions(ctx context.Context, r *kmsg.DescribeTo
 			t := kmsg.NewDescribeTopicPartitionsResponseTopic()
 			t.Topic = kmsg.StringPtr(name)
 			t.ErrorCode = errUnknownTopicOrPartition
+			if !validTopicName(name) {
+				t.ErrorCode = errInvalidTopicException
+			}
 			t.AuthorizedOperations = b.topicOperations(ctx, name) // Kafka fills it in for every topic it describes
 			resp.Topics = append(resp.Topics, t)
 			continue
@@ -104,6 +108,21 @@ func (b *broker) describeTopicPartitions(ctx context.Context, r *kmsg.DescribeTo
 	}
 	resp.Topics = append(resp.Topics, refused...)
 	return resp
+}
+
+// validTopicName is Kafka's rule for topic names: 1 to 249 ASCII
+// letters, digits, '.', '_' and '-', and neither "." nor "..".
+func validTopicName(name string) bool {
+	if name == "" || name == "." || name == ".." || len(name) > 249 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // describePartitionLocked is pt as DescribeTopicPartitions shows it: no

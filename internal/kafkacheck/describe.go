@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -28,7 +29,8 @@ const allTopicOperations = 1<<3 | 1<<4 | 1<<5 | 1<<6 | 1<<7 | 1<<8 | 1<<10 | 1<<
 //     b/0 with a cursor at b/1, then b/1 and no cursor; a limit of 0
 //     answers one partition;
 //   - an unknown topic named with a: UNKNOWN_TOPIC_OR_PARTITION, after a
-//     (its operations filled in all the same);
+//     (its operations filled in all the same); names Kafka does not allow
+//     ("..", a slash, 250 bytes): INVALID_TOPIC_EXCEPTION;
 //   - a cursor on a topic not named, or on a negative partition: the
 //     request refused, INVALID_REQUEST for every named topic.
 func DescribeRules(ctx context.Context, conn *protocol.Conn, a, b string) error {
@@ -111,6 +113,22 @@ func DescribeRules(ctx context.Context, conn *protocol.Conn, a, b string) error 
 	} else if names := describedNames(r); !slices.Equal(names, []string{a, unknown}) || protocol.ErrorCode(r.Topics[1].ErrorCode) != protocol.UnknownTopicOrPartition ||
 		len(r.Topics[1].Partitions) > 0 || r.Topics[1].AuthorizedOperations != allTopicOperations {
 		fail("named %s, %s: %v, the unknown one %+v; Kafka answers %s, then %s UNKNOWN_TOPIC_OR_PARTITION", unknown, a, names, r.Topics, a, unknown)
+	}
+
+	// Names Kafka does not allow: INVALID_TOPIC_EXCEPTION, in name order.
+	invalid := []string{"..", "bad/name", strings.Repeat("x", 250)}
+	if r, err := describeTopics(ctx, conn, 2000, nil, invalid...); err != nil {
+		return err
+	} else {
+		names := describedNames(r)
+		want := slices.Sorted(slices.Values(invalid))
+		ok := slices.Equal(names, want)
+		for _, t := range r.Topics {
+			ok = ok && protocol.ErrorCode(t.ErrorCode) == protocol.InvalidTopicException && len(t.Partitions) == 0
+		}
+		if !ok {
+			fail("invalid names: %+v; Kafka answers INVALID_TOPIC_EXCEPTION for each", r.Topics)
+		}
 	}
 
 	for _, bad := range []kmsg.DescribeTopicPartitionsRequestCursor{{Topic: b}, {Topic: a, Partition: -1}} {
