@@ -20,10 +20,21 @@ import (
 // sim's cursors through topic a's five partitions; topic b's partition has
 // no leader (its follower, then its leader stopped, min.insync.replicas=2):
 // no leader, an empty ISR, both replicas eligible, the last leader known —
-// what Kafka 4.4 shows in the same state (kafkacheck.ELRElection).
+// what Kafka 4.4 shows in the same state (kafkacheck.ELRElection). On a
+// Pre25 sim, which does not serve DescribeTopicPartitions, the client
+// falls back to Metadata: the same leaders and ISRs, no eligible replica.
 func TestJavaAdminDescribesSim(t *testing.T) {
+	t.Run("kafka-4.4", func(t *testing.T) { javaAdminDescribes(t, false) })
+	t.Run("pre-2.5", func(t *testing.T) { javaAdminDescribes(t, true) })
+}
+
+func javaAdminDescribes(t *testing.T, pre25 bool) {
 	rt := Require(t)
-	c, err := sim.NewCluster(sim.Brokers(3), sim.Topic("a", 5, 3), sim.Topic("b", 1, 2), sim.MinInsyncReplicas("b", 2))
+	opts := []sim.Option{sim.Brokers(3), sim.Topic("a", 5, 3), sim.Topic("b", 1, 2), sim.MinInsyncReplicas("b", 2)}
+	if pre25 {
+		opts = append(opts, sim.Pre25())
+	}
+	c, err := sim.NewCluster(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,20 +86,28 @@ func TestJavaAdminDescribesSim(t *testing.T) {
 		reps, _ := c.Replicas("a", p)
 		want = append(want, fmt.Sprintf("a %d %d %s - - %s", p, leader, ids(isr), ids(reps)))
 	}
-	want = append(want, fmt.Sprintf("b 0 - - %s %d %s", ids([]int32{bLeader, bFollower}), bLeader, ids(replicas)))
+	if pre25 {
+		want = append(want, fmt.Sprintf("b 0 - - - - %s", ids(replicas)))
+	} else {
+		want = append(want, fmt.Sprintf("b 0 - - %s %d %s", ids([]int32{bLeader, bFollower}), bLeader, ids(replicas)))
+	}
 	if !slices.Equal(lines, want) {
 		t.Fatalf("Kafka's Admin client describes:\n%s\nthe sim holds:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
 	// It asked DescribeTopicPartitions (not Metadata, its fallback), once
-	// per page: a/0-1, a/2-3, a/4 and b/0.
+	// per page.
 	var pages int
 	for _, e := range c.Recorder().Exchanges() {
 		if e.Key == 75 && e.Response != nil {
 			pages++
 		}
 	}
-	if pages != 3 {
-		t.Fatalf("%d DescribeTopicPartitions answered; want 3 pages of two partitions", pages)
+	wantPages := 3 // a/0-1, a/2-3, a/4 and b/0
+	if pre25 {
+		wantPages = 0 // not served: Metadata instead
+	}
+	if pages != wantPages {
+		t.Fatalf("%d DescribeTopicPartitions answered; want %d", pages, wantPages)
 	}
 }
 
