@@ -42,8 +42,10 @@ func (b *broker) describeTopicPartitions(ctx context.Context, r *kmsg.DescribeTo
 			}
 		}
 	} else {
+		seen := make(map[string]bool, len(r.Topics))
 		for _, rt := range r.Topics {
-			if rt.Topic >= cursorTopic && !slices.Contains(names, rt.Topic) {
+			if rt.Topic >= cursorTopic && !seen[rt.Topic] {
+				seen[rt.Topic] = true
 				names = append(names, rt.Topic)
 			}
 		}
