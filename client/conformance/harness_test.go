@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -248,6 +249,25 @@ func (r *rig) produceTo(ctx context.Context, prefix string, n int, part func(i i
 
 // produce spreads n records over the partitions by key.
 func (r *rig) produce(ctx context.Context, prefix string, n int) { r.produceTo(ctx, prefix, n, nil) }
+
+// steadyLoad produces n records every 5 ms ("load<tick>", tick t's records
+// to partition part(t)) until the stop it returns is called; stop waits
+// for the tick under way.
+func (r *rig) steadyLoad(ctx context.Context, n int, part func(tick int) int32) (stop func()) {
+	var halt atomic.Bool
+	loaded := make(chan struct{})
+	go func() {
+		defer close(loaded)
+		for tick := 0; !halt.Load(); tick++ {
+			r.produceTo(ctx, "load"+strconv.Itoa(tick), n, one(part(tick)))
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	return func() {
+		halt.Store(true)
+		<-loaded
+	}
+}
 
 func one(p int32) func(int) int32 { return func(int) int32 { return p } }
 

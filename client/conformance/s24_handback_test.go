@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -43,17 +42,9 @@ func TestConformance24HandBackWithoutQueue(t *testing.T) {
 		r.produceTo(ctx, "warm", 120, func(i int) int32 { return int32(i % parts) })
 		r.check(t, r.wait(20*time.Second), "warm-up")
 
-		var stop atomic.Bool
-		loaded := make(chan struct{})
-		go func() {
-			defer close(loaded)
-			for tick := 0; !stop.Load(); tick++ {
-				// Each tick's records to one partition: batches close at
-				// different times on each.
-				r.produceTo(ctx, "load"+strconv.Itoa(tick), 12, one(int32(tick%parts)))
-				time.Sleep(5 * time.Millisecond)
-			}
-		}()
+		// Each tick's records to one partition: batches close at
+		// different times on each.
+		stopLoad := r.steadyLoad(ctx, 12, func(tick int) int32 { return int32(tick % parts) })
 		time.Sleep(2 * time.Second) // every pipeline full
 		from, _ := r.c.Leader(topic, 0)
 		to := r.otherInSync(t, 0, from)
@@ -62,8 +53,7 @@ func TestConformance24HandBackWithoutQueue(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(3 * time.Second)
-		stop.Store(true)
-		<-loaded
+		stopLoad()
 		ended := time.Now()
 		r.check(t, r.wait(20*time.Second), "acknowledgements")
 		_, err := r.verify()

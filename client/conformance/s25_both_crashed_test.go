@@ -2,8 +2,6 @@ package conformance
 
 import (
 	"context"
-	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -49,15 +47,7 @@ func lastLeaderBack(t *testing.T, mode string) {
 	r.produceTo(ctx, "warm", 30, one(0))
 	r.check(t, r.wait(20*time.Second), "warm-up")
 
-	var stop atomic.Bool
-	loaded := make(chan struct{})
-	go func() {
-		defer close(loaded)
-		for tick := 0; !stop.Load(); tick++ {
-			r.produceTo(ctx, "load"+strconv.Itoa(tick), 5, one(0))
-			time.Sleep(5 * time.Millisecond)
-		}
-	}()
+	stopLoad := r.steadyLoad(ctx, 5, func(int) int32 { return 0 })
 	time.Sleep(time.Second)
 	leader, followers := r.followers(t, 0)
 	for _, f := range followers {
@@ -71,8 +61,7 @@ func lastLeaderBack(t *testing.T, mode string) {
 		t.Fatal(err)
 	}
 	killed := time.Now()
-	stop.Store(true)
-	<-loaded
+	stopLoad()
 	time.Sleep(500 * time.Millisecond)
 	for _, f := range followers {
 		if err := r.c.StartBroker(f); err != nil {
