@@ -2,13 +2,11 @@ package sim
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
 	"github.com/rollsafe/rollsafe/internal/kafkacheck"
 	"github.com/rollsafe/rollsafe/protocol"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // TestKafkaChecks runs on the sim the one-partition checks kafkatest's
@@ -106,18 +104,7 @@ func (r simReplicas) Eligible(ctx context.Context) (elr, lastKnown []int32, err 
 		return nil, nil, err
 	}
 	defer conn.Close()
-	req := kmsg.NewPtrDescribeTopicPartitionsRequest()
-	req.Topics = []kmsg.DescribeTopicPartitionsRequestTopic{{Topic: r.topic}}
-	resp, err := conn.Request(ctx, req)
-	if err != nil {
-		return nil, nil, err
-	}
-	ts := resp.(*kmsg.DescribeTopicPartitionsResponse).Topics
-	if len(ts) != 1 || ts[0].ErrorCode != 0 || len(ts[0].Partitions) == 0 {
-		return nil, nil, fmt.Errorf("DescribeTopicPartitions of %s: %+v", r.topic, ts)
-	}
-	p := ts[0].Partitions[0]
-	return p.EligibleLeaderReplicas, p.LastKnownELR, nil
+	return kafkacheck.Eligible(ctx, conn, r.topic, 0)
 }
 
 func (r simReplicas) Stop(_ context.Context, id int32) error { return r.c.StopBroker(id) }

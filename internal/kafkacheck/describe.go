@@ -143,6 +143,26 @@ func DescribeRules(ctx context.Context, conn *protocol.Conn, a, b string) error 
 	return errors.Join(errs...)
 }
 
+// Eligible returns partition p of topic's eligible leader replicas and
+// last known ELR as the broker behind conn answers DescribeTopicPartitions.
+func Eligible(ctx context.Context, conn *protocol.Conn, topic string, p int32) (elr, lastKnown []int32, err error) {
+	r, err := describeTopics(ctx, conn, 2000, nil, topic)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, t := range r.Topics {
+		if deref(t.Topic) != topic || t.ErrorCode != 0 {
+			continue
+		}
+		for _, pp := range t.Partitions {
+			if pp.Partition == p {
+				return pp.EligibleLeaderReplicas, pp.LastKnownELR, nil
+			}
+		}
+	}
+	return nil, nil, fmt.Errorf("DescribeTopicPartitions of %s[%d]: not answered (%+v)", topic, p, r.Topics)
+}
+
 func describeTopics(ctx context.Context, conn *protocol.Conn, limit int32, cursor *kmsg.DescribeTopicPartitionsRequestCursor, topics ...string) (*kmsg.DescribeTopicPartitionsResponse, error) {
 	req := kmsg.NewPtrDescribeTopicPartitionsRequest()
 	for _, t := range topics {
