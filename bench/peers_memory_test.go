@@ -186,7 +186,7 @@ func TestMaxBufferedStalledBroker(t *testing.T) {
 	var peakBytes int64
 	for i := range attempts {
 		ev := &ring[i%len(ring)]
-		rp.o.wg.Add(1)
+		rp.o.expect()
 		rp.p.TryProduce(ctx, &client.Record{Topic: peersTopic, Key: ev.Key, Value: ev.Value, Timestamp: ev.Timestamp},
 			func(_ *client.Record, err error) {
 				switch {
@@ -198,7 +198,7 @@ func TestMaxBufferedStalledBroker(t *testing.T) {
 					other.Add(1)
 					firstOther.CompareAndSwap(nil, err)
 				}
-				rp.o.wg.Done()
+				rp.o.settle()
 			})
 		if r, b := rp.p.Buffered(); r > peakRecs || b > peakBytes {
 			peakRecs, peakBytes = max(r, peakRecs), max(b, peakBytes)
@@ -210,10 +210,10 @@ func TestMaxBufferedStalledBroker(t *testing.T) {
 	// Produce waits for room only until its ctx ends.
 	short, cancelShort := context.WithTimeout(ctx, 100*time.Millisecond)
 	var waitErr error
-	rp.o.wg.Add(1)
+	rp.o.expect()
 	rp.p.Produce(short, &client.Record{Topic: peersTopic, Value: ring[0].Value}, func(_ *client.Record, err error) {
 		waitErr = err
-		rp.o.wg.Done()
+		rp.o.settle()
 	})
 	cancelShort()
 
