@@ -50,6 +50,10 @@ func chaosConfig(seed int64) scenario.ChaosConfig {
 		Late:        true,
 		MoveBrokers: true,
 		Vanish:      true,
+		// Every replica of a partition killed (kill -9, logs kept), the
+		// leader last, and back leader first: the partition offline, then
+		// led again by its last leader (Kafka's last known leader).
+		Crashes: true,
 	}
 	if seed%10 == 5 {
 		c.Stall = 2500 * time.Millisecond

@@ -69,6 +69,13 @@ type ChaosConfig struct {
 	// connection's timeout: give it a short MetadataMaxAge or a delivery
 	// timeout above RequestTimeout + 2 s.
 	Vanish bool
+	// Crashes adds episodes where every replica of a partition is killed
+	// (kill -9, logs kept: KillReplicas), its leader a fifth of a slot
+	// after its followers, then restarted
+	// last killed first: the old leader leads again with the tail it held
+	// above the high watermark (Kafka's last known leader), the others
+	// catch up from it, and leadership goes back where it began.
+	Crashes bool
 }
 
 func (cfg ChaosConfig) withDefaults() ChaosConfig {
@@ -131,6 +138,7 @@ const (
 	epLateHold
 	epCompact
 	epMoveAddr
+	epCrash
 )
 
 // stallLag is the follower lag of a stall episode: nothing is copied until
@@ -165,6 +173,9 @@ func Random(seed int64, cfg ChaosConfig) Schedule {
 	}
 	if cfg.MoveBrokers {
 		eps = append(eps, epMoveAddr)
+	}
+	if cfg.Crashes {
+		eps = append(eps, epCrash)
 	}
 	slot := cfg.Span / time.Duration(cfg.Faults)
 	var steps []Step
@@ -239,6 +250,15 @@ func Random(seed int64, cfg ChaosConfig) Schedule {
 			step(0.4, StartBrokerElsewhere, nil)
 			step(0.4, AwaitInSync, func(s *Step) { s.Duration = slot / 2 })
 			step(0.4, RestoreLeaders, nil)
+		case epCrash:
+			step(0, KillReplicas, func(s *Step) { s.Duration = slot / 5 })
+			// One start per broker the partition may have (a start with
+			// none stopped is skipped), the old leader first.
+			for i := range cfg.Brokers {
+				step(0.3+0.05*float64(i), StartBroker, nil)
+			}
+			step(0.5, AwaitInSync, func(s *Step) { s.Duration = slot / 2 })
+			step(0.5, RestoreLeaders, nil)
 		}
 	}
 	sortSteps(steps)

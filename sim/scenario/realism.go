@@ -2,8 +2,12 @@ package scenario
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"time"
+
+	"github.com/rollsafe/rollsafe/sim"
 )
 
 // Step kinds for the faults that make the simulator as unkind as a real
@@ -29,6 +33,17 @@ const (
 	// the network (sim.VanishBroker): a crash whose connections stay open
 	// and are never answered.
 	VanishLeader
+	// KillReplicas kills the process (kill -9, sim.KillProcess) of every
+	// running replica of Topic/Partition, its followers first and its
+	// leader Duration later (the leader alone in the ISR meanwhile, taking
+	// acks=all writes no other replica has), as an OOM killer, a forced pod
+	// deletion or a rolling restart gone wrong does: the partition is left
+	// without a replica, and every log is kept whole (the page cache
+	// survives). StartBroker
+	// (Any) brings them back last killed first: the old leader returns
+	// first and leads again as the last known leader, with whatever it
+	// held above the high watermark; the others catch up from it.
+	KillReplicas
 )
 
 func init() {
@@ -37,10 +52,11 @@ func init() {
 	kindNames[Compact] = "compact"
 	kindNames[StartBrokerElsewhere] = "start-broker-elsewhere"
 	kindNames[VanishLeader] = "vanish-leader"
+	kindNames[KillReplicas] = "kill-replicas"
 }
 
 // isRealism reports whether k is one of the kinds above.
-func isRealism(k Kind) bool { return k >= ProcessAfterDisconnect && k <= VanishLeader }
+func isRealism(k Kind) bool { return k >= ProcessAfterDisconnect && k <= KillReplicas }
 
 // whatRealism describes a step of one of the kinds above.
 func whatRealism(s Step) string {
@@ -52,13 +68,15 @@ func whatRealism(s Step) string {
 		return fmt.Sprintf("%s %s x%d by %v", k, s.tp(), s.N, s.Duration)
 	case Compact, VanishLeader:
 		return fmt.Sprintf("%s %s", k, s.tp())
+	case KillReplicas:
+		return fmt.Sprintf("%s %s, the leader %v after its followers", k, s.tp(), s.Duration)
 	}
 	return fmt.Sprintf("%s %s", k, s.broker())
 }
 
 // applyRealism plays a step of one of the kinds above; ok is false for
 // any other kind. The player's apply hands these kinds here.
-func (p *Player) applyRealism(_ context.Context, st Step) (a Applied, ok bool) {
+func (p *Player) applyRealism(ctx context.Context, st Step) (a Applied, ok bool) {
 	if !isRealism(st.Kind) {
 		return a, false
 	}
@@ -92,6 +110,12 @@ func (p *Player) applyRealism(_ context.Context, st Step) (a Applied, ok bool) {
 		p.mu.Lock()
 		p.stopped = append(p.stopped, id)
 		p.mu.Unlock()
+	case KillReplicas:
+		killed, err := p.killReplicas(ctx, st)
+		if err != nil {
+			return fail(err)
+		}
+		a.Did = fmt.Sprintf("killed (kill -9) every replica of %s: brokers %v, leader last", st.tp(), killed)
 	case StartBrokerElsewhere:
 		id := st.Broker
 		p.mu.Lock()
@@ -114,4 +138,44 @@ func (p *Player) applyRealism(_ context.Context, st Step) (a Applied, ok bool) {
 		p.mu.Unlock()
 	}
 	return a, true
+}
+
+// killReplicas kills every running replica of st's partition, followers
+// first, the leader st.Duration later, and returns them in that order (the
+// order the player's stopped list now ends with).
+func (p *Player) killReplicas(ctx context.Context, st Step) ([]int32, error) {
+	c := p.c
+	reps, err := c.Replicas(st.Topic, st.Partition)
+	if err != nil {
+		return nil, err
+	}
+	leader, _ := c.Leader(st.Topic, st.Partition)
+	order := slices.DeleteFunc(slices.Clone(reps), func(id int32) bool { return id == leader })
+	if leader >= 0 {
+		order = append(order, leader)
+	}
+	var killed []int32
+	for _, id := range order {
+		if id == leader && len(killed) > 0 && st.Duration > 0 {
+			select {
+			case <-time.After(st.Duration):
+			case <-ctx.Done():
+				return killed, ctx.Err()
+			}
+		}
+		switch err := c.KillProcess(id); {
+		case errors.Is(err, sim.ErrBrokerDown):
+			continue // stopped already: nothing to kill
+		case err != nil:
+			return killed, err
+		}
+		killed = append(killed, id)
+		p.mu.Lock()
+		p.stopped = append(p.stopped, id)
+		p.mu.Unlock()
+	}
+	if len(killed) == 0 {
+		return nil, fmt.Errorf("%w: no replica of %s running", ErrNoTarget, st.tp())
+	}
+	return killed, nil
 }

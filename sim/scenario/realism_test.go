@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ func TestRealismKindsAreOptIn(t *testing.T) {
 		}
 	}
 	opt := base
-	opt.Stall, opt.Late, opt.Compaction, opt.MoveBrokers = time.Second, true, true, true
+	opt.Stall, opt.Late, opt.Compaction, opt.MoveBrokers, opt.Crashes = time.Second, true, true, true, true
 	seen := map[string]bool{}
 	for seed := int64(0); seed < 300; seed++ {
 		s := Random(seed, opt)
@@ -41,7 +42,7 @@ func TestRealismKindsAreOptIn(t *testing.T) {
 			t.Fatalf("seed %d: not deterministic", seed)
 		}
 	}
-	for _, k := range []string{"stall", "process-after-disconnect", "delay-processing", "compact", "start-broker-elsewhere"} {
+	for _, k := range []string{"stall", "process-after-disconnect", "delay-processing", "compact", "start-broker-elsewhere", "kill-replicas"} {
 		if !seen[k] {
 			t.Errorf("never drew %s in 300 seeds", k)
 		}
@@ -118,5 +119,48 @@ func TestRandomVanish(t *testing.T) {
 	}
 	if v, _ := count(false); v != 0 {
 		t.Fatalf("without Vanish: %d vanished", v)
+	}
+}
+
+// TestKillReplicas: every replica killed, the leader last; started back
+// last killed first, the old leader leads again; a partition with no
+// replica running is no target.
+func TestKillReplicas(t *testing.T) {
+	c := newCluster(t)
+	ctx := context.Background()
+	leader, _ := c.Leader("t", 1)
+	p := NewPlayer(c, Schedule{})
+	a, ok := p.applyRealism(ctx, Step{Kind: KillReplicas, Topic: "t", Partition: 1, Duration: 5 * time.Millisecond})
+	if !ok || a.Skipped != nil {
+		t.Fatalf("%+v", a)
+	}
+	p.mu.Lock()
+	stopped := slices.Clone(p.stopped)
+	p.mu.Unlock()
+	if len(stopped) != 3 || stopped[2] != leader {
+		t.Fatalf("killed %v; want all three, leader %d last (%s)", stopped, leader, a.Did)
+	}
+	for b := range int32(3) {
+		if c.BrokerUp(b) {
+			t.Fatalf("broker %d still up", b)
+		}
+	}
+	if now, _ := c.Leader("t", 1); now >= 0 {
+		t.Fatalf("leader %d with every replica killed", now)
+	}
+	if a, _ := p.applyRealism(ctx, Step{Kind: KillReplicas, Topic: "t", Partition: 1}); !errors.Is(a.Skipped, ErrNoTarget) {
+		t.Fatalf("nothing running: %v", a.Skipped)
+	}
+	if a := p.apply(ctx, Step{Kind: StartBroker, Broker: Any}); a.Skipped != nil {
+		t.Fatal(a.Skipped)
+	}
+	if now, _ := c.Leader("t", 1); now != leader {
+		t.Fatalf("leader %d after the first start; want the old leader %d back", now, leader)
+	}
+	if err := p.Heal(ctx, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if isr, _ := c.ISR("t", 1); len(isr) != 3 {
+		t.Fatalf("ISR %v after Heal", isr)
 	}
 }

@@ -134,6 +134,9 @@ func (s Step) String() string {
 
 // What describes the step without its time.
 func (s Step) What() string {
+	if isRealism(s.Kind) {
+		return whatRealism(s)
+	}
 	k := s.Kind.String()
 	switch s.Kind {
 	case StopLeader:
