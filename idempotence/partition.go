@@ -36,6 +36,9 @@ type partition struct {
 	leader      int32
 	leaderEpoch int32
 	knownEpoch  bool // leaderEpoch was learnt (>= 0); older ones are ignored
+	// looked: a LeaderChanged came, with a leader or without one: the
+	// partition's metadata has been read at least once.
+	looked bool
 
 	inFlight int
 	drainOld bool      // the leader moved with batches in flight to the old one

@@ -146,6 +146,7 @@ func (pr *Producer) enqueue(tp TopicPartition, id BatchID, records int32, deadli
 // partition are never in flight to two leaders at once.
 func (pr *Producer) leaderChanged(tp TopicPartition, broker int32, leaderEpoch int32) {
 	p := pr.part(tp)
+	p.looked = true
 	if p.knownEpoch && leaderEpoch >= 0 && leaderEpoch < p.leaderEpoch {
 		return // older than what is known
 	}

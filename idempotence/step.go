@@ -121,8 +121,9 @@ func (pr *Producer) Step(in Input, now time.Time) {
 		pr.enqueue(x.TP, x.ID, x.Records, x.Deadline, x.Stamp)
 		if p := pr.parts[x.TP]; p != nil {
 			pr.wake(p)
-			if !p.hasLeader && p.knownEpoch && len(p.batches) == 1 {
-				// Its leader was lost while it was idle: look it up again.
+			if !p.hasLeader && p.looked && len(p.batches) == 1 {
+				// Its leader was lost while it was idle, or it had none
+				// when its metadata was first read: look it up again.
 				pr.emit(RefreshMetadata{TP: x.TP})
 			}
 		}

@@ -93,3 +93,39 @@ func TestStepTranscriptSeed(t *testing.T) {
 		t.Fatalf("the same inputs gave another transcript:\n%s", again)
 	}
 }
+
+// A partition with no leader when its metadata is first read (every
+// replica down as the producer starts), or whose leader was lost while it
+// was idle on brokers that give no leader epochs: its first batch asks
+// for metadata again, and each answer still without a leader asks once
+// more, so that the producer keeps looking until one is elected (chaos
+// seed 9745 waited for its metadata's maximum age instead).
+func TestFirstBatchOfALeaderlessPartitionAsksForMetadata(t *testing.T) {
+	tp := TopicPartition{Topic: "t", Partition: 0}
+	for name, before := range map[string][]LeaderChanged{
+		"leaderless at the first read":     {{TP: tp, Broker: -1, LeaderEpoch: -1}},
+		"lost while idle, no leader epoch": {{TP: tp, Broker: 1, LeaderEpoch: -1}, {TP: tp, Broker: -1, LeaderEpoch: -1}},
+		"lost while idle":                  {{TP: tp, Broker: 1, LeaderEpoch: 4}, {TP: tp, Broker: -1, LeaderEpoch: -1}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tr := &transcript{pr: New(Config{}), now: time.Unix(1000, 0)}
+			tr.step(SetIdentity{ProducerID: 7, Epoch: 0})
+			for _, lc := range before {
+				tr.step(lc)
+			}
+			refreshes := func() int { return strings.Count(strings.Join(tr.lines, "\n"), "RefreshMetadata") }
+			tr.step(NewBatch{TP: tp, ID: 1, Records: 2})
+			if refreshes() != 1 {
+				t.Fatalf("no metadata asked for the batch of a leaderless partition:\n%s", strings.Join(tr.lines, "\n"))
+			}
+			tr.step(LeaderChanged{TP: tp, Broker: -1, LeaderEpoch: -1})
+			if refreshes() != 2 {
+				t.Fatalf("still leaderless, not asked again:\n%s", strings.Join(tr.lines, "\n"))
+			}
+			tr.step(LeaderChanged{TP: tp, Broker: 2, LeaderEpoch: 5})
+			if !strings.Contains(tr.lines[len(tr.lines)-1], "send 1 7/0/0 to 2@5") {
+				t.Fatalf("not sent once a leader is known:\n%s", strings.Join(tr.lines, "\n"))
+			}
+		})
+	}
+}
