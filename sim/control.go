@@ -120,14 +120,26 @@ func (c *Cluster) KillBroker(id int32) error { return c.stopBroker(id, stopCrash
 // comes back, and kept should it lead again.
 func (c *Cluster) KillProcess(id int32) error { return c.stopBroker(id, stopKill) }
 
+// CutPower stops a broker as a power cut to its host does when the page
+// cache held everything written since its partitions' other replicas last
+// copied it (Kafka acknowledges on replication, not on fsync, and flushes
+// only when a segment rolls): as KillBroker, except that each of its
+// replicas loses every batch no other replica of the partition holds —
+// above the high watermark or not. A leader the ISR had shrunk to alone
+// (min.insync.replicas 1) so loses records it acknowledged with acks=all,
+// and, elected again as the last leader, leads without them. A partition
+// it alone replicates loses what is above its high watermark.
+func (c *Cluster) CutPower(id int32) error { return c.stopBroker(id, stopPowerCut) }
+
 // stopMode is how a broker stops.
 type stopMode int
 
 const (
-	stopClean  stopMode = iota // controlled shutdown: the log is kept
-	stopCrash                  // a host crash: the unreplicated tail is lost
-	stopVanish                 // a host crash whose connections stay open and silent
-	stopKill                   // a process killed: the log is kept
+	stopClean    stopMode = iota // controlled shutdown: the log is kept
+	stopCrash                    // a host crash: the unreplicated tail is lost
+	stopVanish                   // a host crash whose connections stay open and silent
+	stopKill                     // a process killed: the log is kept
+	stopPowerCut                 // a power cut: what no other replica holds is lost
 )
 
 func (c *Cluster) stopBroker(id int32, mode stopMode) error {
@@ -157,8 +169,15 @@ func (c *Cluster) stopBroker(id int32, mode stopMode) error {
 			if r == nil {
 				continue
 			}
-			if mode == stopCrash || mode == stopVanish {
+			switch mode {
+			case stopCrash, stopVanish:
 				r.truncateTo(pt.hw)
+			case stopPowerCut:
+				if len(pt.logs) == 1 {
+					r.truncateTo(pt.hw)
+				} else {
+					r.truncate(replicatedPrefix(pt, id))
+				}
 			}
 			pt.leaveISR(id)
 			if pt.leader != id {
@@ -263,4 +282,17 @@ func (c *Cluster) BrokerUp(id int32) bool {
 	defer c.mu.Unlock()
 	b, err := c.brokerLocked(id)
 	return err == nil && b.up
+}
+
+// replicatedPrefix is how many of id's log entries another replica of pt
+// holds the same.
+func replicatedPrefix(pt *partition, id int32) int {
+	r := pt.logs[id]
+	keep := 0
+	for other, l := range pt.logs {
+		if other != id {
+			keep = max(keep, r.commonPrefix(l))
+		}
+	}
+	return keep
 }

@@ -487,3 +487,51 @@ func TestPendingFaultsCountsStrikesLeft(t *testing.T) {
 		t.Fatal("PendingFaults of an unknown topic: no error")
 	}
 }
+
+// TestCutPowerLosesWhatOnlyTheLeaderHeld: a leader alone in the ISR
+// acknowledges acks=all writes its follower never copied; a power cut
+// takes them, and it leads again without them (the last leader). Kill -9
+// keeps them; KillBroker (the tail above the high watermark) loses none.
+func TestCutPowerLosesWhatOnlyTheLeaderHeld(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		stop func(*Cluster, int32) error
+		keep int
+	}{
+		{"power cut", (*Cluster).CutPower, 1},
+		{"host crash", (*Cluster).KillBroker, 2},
+		{"kill -9", (*Cluster).KillProcess, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newTestCluster(t, Brokers(2), Topic("t", 1, 2))
+			l0, _ := c.Leader("t", 0)
+			f := 1 - l0
+			conn := dial(t, c.Addrs()[l0])
+			if p := conn.produce("t", 0, -1, makeBatch(t, spec{pid: -1, epoch: -1, seq: -1, values: vals("a", 1)})); p.ErrorCode != 0 {
+				t.Fatalf("first: %+v", p)
+			}
+			waitState(t, c, "follower caught up", inISR(c, "t", 0, f))
+			if err := c.PauseReplication("t", 0, f); err != nil {
+				t.Fatal(err)
+			}
+			if p := conn.produce("t", 0, -1, makeBatch(t, spec{pid: -1, epoch: -1, seq: -1, values: vals("b", 1)})); p.ErrorCode != 0 || p.BaseOffset != 1 {
+				t.Fatalf("acks=all with the leader alone in the ISR: %+v", p)
+			}
+			if err := tc.stop(c, l0); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.StartBroker(l0); err != nil {
+				t.Fatal(err)
+			}
+			if l, _ := c.Leader("t", 0); l != l0 {
+				t.Fatalf("leader %d, want the last leader %d back", l, l0)
+			}
+			if rb, _ := c.ReplicaRecords("t", 0, l0); len(rb) != tc.keep {
+				t.Fatalf("the leader kept %d batches, want %d", len(rb), tc.keep)
+			}
+			if hw, leo, _ := c.HighWatermark("t", 0); hw > leo || leo != int64(tc.keep) {
+				t.Fatalf("high watermark %d, log end %d after the restart", hw, leo)
+			}
+		})
+	}
+}

@@ -54,6 +54,9 @@ func chaosConfig(seed int64) scenario.ChaosConfig {
 		// leader last, and back leader first: the partition offline, then
 		// led again by its last leader (Kafka's last known leader).
 		Crashes: true,
+		// A leader alone in the ISR loses power and comes back without
+		// the records it acknowledged: each must be reported lost.
+		PowerCuts: true,
 	}
 	if seed%10 == 5 {
 		c.Stall = 2500 * time.Millisecond

@@ -76,6 +76,11 @@ type ChaosConfig struct {
 	// above the high watermark (Kafka's last known leader), the others
 	// catch up from it, and leadership goes back where it began.
 	Crashes bool
+	// PowerCuts adds episodes where a partition's followers stop copying
+	// (out of the ISR), its leader takes acks=all writes alone, then loses
+	// power (CutLeaderPower) and leads again without them: acknowledged
+	// records lost, which a producer must report.
+	PowerCuts bool
 }
 
 func (cfg ChaosConfig) withDefaults() ChaosConfig {
@@ -139,6 +144,7 @@ const (
 	epCompact
 	epMoveAddr
 	epCrash
+	epPowerCut
 )
 
 // stallLag is the follower lag of a stall episode: nothing is copied until
@@ -176,6 +182,9 @@ func Random(seed int64, cfg ChaosConfig) Schedule {
 	}
 	if cfg.Crashes {
 		eps = append(eps, epCrash)
+	}
+	if cfg.PowerCuts {
+		eps = append(eps, epPowerCut)
 	}
 	slot := cfg.Span / time.Duration(cfg.Faults)
 	var steps []Step
@@ -256,6 +265,17 @@ func Random(seed int64, cfg ChaosConfig) Schedule {
 			// none stopped is skipped), the old leader first.
 			for i := range cfg.Brokers {
 				step(0.3+0.05*float64(i), StartBroker, nil)
+			}
+			step(0.5, AwaitInSync, func(s *Step) { s.Duration = slot / 2 })
+			step(0.5, RestoreLeaders, nil)
+		case epPowerCut:
+			for range cfg.Brokers - 1 { // every follower (Any: the first in sync)
+				step(0, PauseReplication, nil)
+			}
+			step(0.3, CutLeaderPower, nil)
+			step(0.4, StartBroker, nil)
+			for range cfg.Brokers - 1 {
+				step(0.5, ResumeReplication, nil)
 			}
 			step(0.5, AwaitInSync, func(s *Step) { s.Duration = slot / 2 })
 			step(0.5, RestoreLeaders, nil)

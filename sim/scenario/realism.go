@@ -44,6 +44,10 @@ const (
 	// first and leads again as the last known leader, with whatever it
 	// held above the high watermark; the others catch up from it.
 	KillReplicas
+	// CutLeaderPower cuts the power of the broker leading Topic/Partition
+	// (sim.CutPower): every batch no other replica holds is lost, records
+	// it acknowledged alone in the ISR too.
+	CutLeaderPower
 )
 
 func init() {
@@ -53,10 +57,11 @@ func init() {
 	kindNames[StartBrokerElsewhere] = "start-broker-elsewhere"
 	kindNames[VanishLeader] = "vanish-leader"
 	kindNames[KillReplicas] = "kill-replicas"
+	kindNames[CutLeaderPower] = "cut-leader-power"
 }
 
 // isRealism reports whether k is one of the kinds above.
-func isRealism(k Kind) bool { return k >= ProcessAfterDisconnect && k <= KillReplicas }
+func isRealism(k Kind) bool { return k >= ProcessAfterDisconnect && k <= CutLeaderPower }
 
 // whatRealism describes a step of one of the kinds above.
 func whatRealism(s Step) string {
@@ -66,7 +71,7 @@ func whatRealism(s Step) string {
 		return fmt.Sprintf("%s %s x%d, processed %v later", k, s.tp(), s.N, s.Duration)
 	case DelayProcessing:
 		return fmt.Sprintf("%s %s x%d by %v", k, s.tp(), s.N, s.Duration)
-	case Compact, VanishLeader:
+	case Compact, VanishLeader, CutLeaderPower:
 		return fmt.Sprintf("%s %s", k, s.tp())
 	case KillReplicas:
 		return fmt.Sprintf("%s %s, the leader %v after its followers", k, s.tp(), s.Duration)
@@ -98,15 +103,19 @@ func (p *Player) applyRealism(ctx context.Context, st Step) (a Applied, ok bool)
 			return fail(err)
 		}
 		a.Did = fmt.Sprintf("compacted %s, records removed at %v", st.tp(), removed)
-	case VanishLeader:
+	case VanishLeader, CutLeaderPower:
 		id, _ := c.Leader(st.Topic, st.Partition)
 		if id < 0 {
 			return fail(fmt.Errorf("%w: %s has no leader", ErrNoTarget, st.tp()))
 		}
-		if err := c.VanishBroker(id); err != nil {
+		stop, did := c.VanishBroker, "vanished"
+		if st.Kind == CutLeaderPower {
+			stop, did = c.CutPower, "lost power"
+		}
+		if err := stop(id); err != nil {
 			return fail(err)
 		}
-		a.Did = fmt.Sprintf("broker %d (leader of %s) vanished", id, st.tp())
+		a.Did = fmt.Sprintf("broker %d (leader of %s) %s", id, st.tp(), did)
 		p.mu.Lock()
 		p.stopped = append(p.stopped, id)
 		p.mu.Unlock()
