@@ -46,7 +46,9 @@
 //
 // Faults are methods usable mid-run: MoveLeader, StopBroker (a controlled
 // shutdown), KillBroker (a host crash: the unreplicated tail lost with the
-// page cache), KillProcess (kill -9: the log kept whole), VanishBroker (a
+// page cache), CutPower (a power cut with nothing flushed: every batch no
+// other replica holds lost, acknowledged ones of a leader alone in the ISR
+// too), KillProcess (kill -9: the log kept whole), VanishBroker (a
 // host gone from the network: its connections stay open and silent),
 // StartBroker, StartBrokerAt (the same broker id back on a new address),
 // UncleanElect (reporting the offsets lost), DropRequests, DropResponses,
