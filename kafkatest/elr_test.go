@@ -16,7 +16,8 @@ import (
 // the eligible leader replicas once it is back and the leader is gone;
 // one that crashed is not, while the other is eligible; with nobody
 // eligible, the last leader is. Then rollsafe's producer goes through the
-// last of these (producer-both-crashed).
+// last of these (producer-both-crashed), and through the power cut of a
+// leader left alone in the ISR (producer-power-cut).
 func TestELR(t *testing.T) {
 	c := LaunchT(t, Config{Brokers: 5})
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
@@ -31,4 +32,5 @@ func TestELR(t *testing.T) {
 		})
 	}
 	t.Run("producer-both-crashed", func(t *testing.T) { testProducerLastLeaderBack(t, ctx, c) })
+	t.Run("producer-power-cut", func(t *testing.T) { testProducerPowerCut(t, ctx, c) })
 }
