@@ -73,7 +73,9 @@ func (e *BrokersUnreachableError) Unwrap() []error {
 }
 
 // DataLoss reports acknowledged records that are no longer in a
-// partition's log: offsets From through To inclusive.
+// partition's log: offsets From through To inclusive, Records of them the
+// producer's (see idempotence.DataLoss for when that count is a lower
+// bound).
 type DataLoss struct {
 	Topic      string
 	Partition  int32

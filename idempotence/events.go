@@ -40,8 +40,12 @@ type ReadTail struct {
 
 // DataLoss reports acknowledged records missing from the log: offsets
 // FromOffset..ToOffset (inclusive) had been acknowledged and are gone.
-// Records counts the acknowledged records known in that range (a lower bound
-// when the loss exceeds the recent history kept per partition).
+// Records counts the acknowledged records known in that range. A partition
+// remembers its last 64 acknowledged batches one by one and, below them, the
+// run of its offsets without another producer's between; a loss reaching
+// below both (or, below the batches, records written over the truncated
+// offsets before the read) is reported from what is known: Records is then
+// a lower bound.
 type DataLoss struct {
 	TP         TopicPartition
 	FromOffset int64

@@ -66,7 +66,15 @@ type partition struct {
 	openReads    int      // reads in a row whose high watermark stayed below the leader's log end
 	logStart     int64    // as last reported, -1 unknown
 	history      []ackRec // recent acknowledged batches with known offsets, oldest first
+	// forgot is the run of offsets, ours alone and without a gap, of the
+	// acknowledged batches evicted from history up to its oldest: what a
+	// truncation below the whole history took of them can still be told.
+	forgot    offsetRun
+	hasForgot bool
 }
+
+// offsetRun is a run of offsets from..to (inclusive).
+type offsetRun struct{ from, to int64 }
 
 func newPartition(tp TopicPartition) *partition {
 	return &partition{tp: tp, byID: map[BatchID]*batch{}, logStart: -1}
@@ -148,6 +156,7 @@ func (p *partition) acked(b *batch, base int64) {
 	if base >= 0 && b.numbered {
 		p.history = append(p.history, ackRec{base: base, records: b.records, key: tailKey{b.pid, b.epoch, b.seq}})
 		if len(p.history) > historySize {
+			p.forget(p.history[0])
 			p.history = slices.Delete(p.history, 0, 1)
 		}
 	}
@@ -191,4 +200,15 @@ func (p *partition) renumberAll() {
 			b.numbered, b.st = false, stQueued
 		}
 	}
+}
+
+// forget records a acknowledged batch leaving history: it extends the run
+// of forgotten offsets when it follows it without a gap, else starts a new
+// one (the offsets between were another producer's or not ours to know).
+func (p *partition) forget(a ackRec) {
+	if p.hasForgot && a.base == p.forgot.to+1 {
+		p.forgot.to = a.end()
+		return
+	}
+	p.forgot, p.hasForgot = offsetRun{from: a.base, to: a.end()}, true
 }

@@ -2,6 +2,7 @@ package idempotence
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -977,4 +978,55 @@ func TestRuleSettlingReadResendsUnchanged(t *testing.T) {
 			r.sendsAre(r.send(tp0), "2@4/0")
 		}},
 	})
+}
+
+// A truncation below the whole history — more acknowledged batches lost
+// than a partition remembers one by one (a lone leader's power cut,
+// conformance 26): the run of our forgotten offsets just below the
+// history is reported from where the log now ends. With another
+// producer's records between ours there, that run is not known, and the
+// report covers what the history shows (Records a lower bound).
+func TestLossBelowTheHistory(t *testing.T) {
+	for _, foreign := range []bool{false, true} {
+		t.Run(fmt.Sprintf("foreign=%v", foreign), func(t *testing.T) {
+			r := newRig(t, Config{})
+			n := historySize + 10
+			off := int64(10)
+			var bases []int64
+			for i := 1; i <= n; i++ {
+				r.enqueue(tp0, 2, BatchID(i))
+				r.send(tp0)
+				r.ok(tp0, BatchID(i), off)
+				bases = append(bases, off)
+				off += 2
+				if foreign {
+					off++ // a record of another producer between ours
+				}
+			}
+			r.take()
+			r.enqueue(tp0, 2, BatchID(n+1))
+			r.send(tp0)
+			r.answer(tp0, BatchID(n+1), CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			// The log now ends at 20: every batch of ours from there on is gone.
+			var dl []DataLoss
+			for range 20 {
+				ev := r.take()
+				if dl = find[DataLoss](ev); len(dl) > 0 {
+					break
+				}
+				if len(find[ReadTail](ev)) == 0 {
+					r.later()
+					continue
+				}
+				r.pr.tailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 20, LogEndOffset: 20, Described: true})
+			}
+			r.is(len(dl) == 1, "no data loss reported")
+			want := DataLoss{TP: tp0, FromOffset: 20, ToOffset: bases[n-1] + 1, Records: int64(2*n - 10)}
+			if foreign {
+				oldest := bases[n-historySize]
+				want = DataLoss{TP: tp0, FromOffset: oldest, ToOffset: bases[n-1] + 1, Records: 2 * historySize}
+			}
+			r.is(dl[0] == want, "data loss %v, want %v", dl[0], want)
+		})
+	}
 }

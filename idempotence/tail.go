@@ -322,6 +322,11 @@ func (pr *Producer) checkLoss(p *partition, t Tail) bool {
 		return false
 	}
 	loss := DataLoss{TP: p.tp, FromOffset: -1}
+	oldestGone := len(p.history) > 0 && p.history[0].base >= p.readFrom && !has(p.history[0])
+	var oldest ackRec
+	if len(p.history) > 0 {
+		oldest = p.history[0]
+	}
 	kept := p.history[:0]
 	for _, a := range p.history {
 		if a.base < p.readFrom || has(a) {
@@ -338,6 +343,7 @@ func (pr *Producer) checkLoss(p *partition, t Tail) bool {
 		}
 	}
 	p.history = kept
+	pr.lossBeforeHistory(p, t, oldestGone, oldest, &loss)
 	if loss.Records == 0 {
 		return true
 	}
@@ -346,6 +352,30 @@ func (pr *Producer) checkLoss(p *partition, t Tail) bool {
 		p.stopped = errStoppedLoss
 	}
 	return true
+}
+
+// lossBeforeHistory extends loss below the history: when its oldest batch
+// is gone and the log now ends at or before it, the run of our forgotten
+// offsets just below it is gone from where the log ends (retention aside)
+// — a truncation takes a suffix, and those offsets were ours alone.
+func (pr *Producer) lossBeforeHistory(p *partition, t Tail, oldestGone bool, oldest ackRec, loss *DataLoss) {
+	if !oldestGone || !p.hasForgot || p.forgot.to+1 != oldest.base || t.HighWatermark > oldest.base {
+		return
+	}
+	from := max(p.forgot.from, t.HighWatermark, t.LogStartOffset)
+	if from > p.forgot.to {
+		return
+	}
+	if loss.FromOffset < 0 || from < loss.FromOffset {
+		loss.FromOffset = from
+	}
+	loss.ToOffset = max(loss.ToOffset, p.forgot.to)
+	loss.Records += p.forgot.to - from + 1
+	if from == p.forgot.from {
+		p.hasForgot = false
+	} else {
+		p.forgot.to = from - 1
+	}
 }
 
 // Split answers NeedSplit: it replaces the batch by its parts, in its place.
