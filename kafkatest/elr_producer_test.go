@@ -3,7 +3,6 @@ package kafkatest
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -45,74 +44,11 @@ func testProducerLastLeaderBack(t *testing.T, ctx context.Context, c *Cluster) {
 			hmu.Unlock()
 		},
 	}
-	p, err := client.NewProducer(client.Brokers(c.Addrs()...), client.RequestTimeout(5*time.Second), client.WithHooks(hooks))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := p.Close(cctx); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
+	p := newLoadProducer(t, c, client.WithHooks(hooks))
 
-	var mu sync.Mutex
-	var produced []readback.Produced
-	acked := 0
-	var failed []error
-	send := func(i int) {
-		id := fmt.Sprintf("r%06d", i)
-		mu.Lock()
-		produced = append(produced, readback.Produced{ID: id, Partition: 0, Offset: -1})
-		mu.Unlock()
-		p.Produce(ctx, &client.Record{Topic: topic, Partition: 0, HasPartition: true, Value: []byte(id)}, func(rec *client.Record, err error) {
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				failed = append(failed, fmt.Errorf("%s: %w", id, err))
-				return
-			}
-			produced[i].Acked, produced[i].Offset = true, rec.Offset
-			acked++
-		})
-	}
-	ackedNow := func() int {
-		mu.Lock()
-		defer mu.Unlock()
-		return acked
-	}
-	stop := make(chan struct{})
-	loaded := make(chan int, 1)
-	var sent int
-	var stopOnce sync.Once
-	stopLoad := func() {
-		stopOnce.Do(func() {
-			close(stop)
-			sent = <-loaded
-		})
-	}
-	t.Cleanup(stopLoad) // before the producer closes, should the test end early
-	go func() {
-		i := 0
-		defer func() { loaded <- i }()
-		tick := time.NewTicker(2 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-				send(i)
-				i++
-			}
-		}
-	}()
-	for deadline := time.Now().Add(30 * time.Second); ackedNow() < 200; time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d records acknowledged in 30 s before any fault", ackedNow())
-		}
-	}
+	l := &steadyLoad{p: p, topic: topic, prefix: "r"}
+	stopLoad := l.run(t, ctx) // stopped before the producer closes, should the test end early
+	l.waitAcked(t, 200, "before any fault")
 	if err := c.Kill(follower); err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +71,7 @@ func testProducerLastLeaderBack(t *testing.T, ctx context.Context, c *Cluster) {
 		}
 	}
 	time.Sleep(500 * time.Millisecond) // new batches refused NOT_ENOUGH_REPLICAS meanwhile
-	ackedAtKill := ackedNow()
+	ackedAtKill := l.ackedNow()
 	if err := c.Kill(leader); err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +83,7 @@ func testProducerLastLeaderBack(t *testing.T, ctx context.Context, c *Cluster) {
 		t.Fatal(err)
 	}
 	settle, cancel := context.WithTimeout(ctx, 10*time.Second)
-	err = c.WaitFor(settle, topic, "a leader", func(p Partition) bool { return p.Leader >= 0 })
+	err := c.WaitFor(settle, topic, "a leader", func(p Partition) bool { return p.Leader >= 0 })
 	cancel()
 	if err == nil {
 		t.Fatalf("a leader was elected with only the crashed follower %d back; Kafka waits for the last leader %d", follower, leader)
@@ -164,16 +100,17 @@ func testProducerLastLeaderBack(t *testing.T, ctx context.Context, c *Cluster) {
 	if err != nil {
 		t.Fatalf("flush after the last leader came back: %v", err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(failed) > 0 || acked != sent {
-		t.Fatalf("%d of %d records acknowledged, %d failed: %v", acked, sent, len(failed), failed[:min(len(failed), 3)])
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	sent := len(l.produced)
+	if len(l.failed) > 0 || l.acked != sent {
+		t.Fatalf("%d of %d records acknowledged, %d failed: %v", l.acked, sent, len(l.failed), l.failed[:min(len(l.failed), 3)])
 	}
 	log, err := readback.ReadTopic(ctx, c.Addrs(), topic)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := readback.Check(log, produced, func(rec readback.Record) string { return string(rec.Value) })
+	rep := readback.Check(log, l.produced, func(rec readback.Record) string { return string(rec.Value) })
 	hmu.Lock()
 	defer hmu.Unlock()
 	t.Logf("%d records, %d acknowledged before the leader %d was killed; log: %v; tail reads %d, epoch bumps %d, failed attempts %v",

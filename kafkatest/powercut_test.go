@@ -2,7 +2,6 @@ package kafkatest
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -30,74 +29,10 @@ func testProducerPowerCut(t *testing.T, ctx context.Context, c *Cluster) {
 	leader, follower := leaderAndInSync(t, ctx, r)
 	var lmu sync.Mutex
 	var losses []client.DataLoss
-	p, err := client.NewProducer(client.Brokers(c.Addrs()...), client.RequestTimeout(5*time.Second),
-		client.OnDataLoss(func(d client.DataLoss) { lmu.Lock(); losses = append(losses, d); lmu.Unlock() }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := p.Close(cctx); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
-	var mu sync.Mutex
-	var produced []readback.Produced
-	acked := 0
-	var failed []error
-	send := func() {
-		mu.Lock()
-		i := len(produced)
-		id := fmt.Sprintf("p%06d", i)
-		produced = append(produced, readback.Produced{ID: id, Partition: 0, Offset: -1})
-		mu.Unlock()
-		p.Produce(ctx, &client.Record{Topic: topic, Partition: 0, HasPartition: true, Value: []byte(id)}, func(rec *client.Record, err error) {
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				failed = append(failed, fmt.Errorf("%s: %w", id, err))
-				return
-			}
-			produced[i].Acked, produced[i].Offset = true, rec.Offset
-			acked++
-		})
-	}
-	ackedNow := func() int {
-		mu.Lock()
-		defer mu.Unlock()
-		return acked
-	}
-	load := func(stop <-chan struct{}) <-chan struct{} {
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			tick := time.NewTicker(2 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-tick.C:
-					send()
-				}
-			}
-		}()
-		return done
-	}
-	waitAcked := func(n int, what string) {
-		t.Helper()
-		for deadline := time.Now().Add(30 * time.Second); ackedNow() < n; time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%d records acknowledged, %d wanted %s", ackedNow(), n, what)
-			}
-		}
-	}
-	stop := make(chan struct{})
-	loaded := load(stop)
-	stopLoad := sync.OnceFunc(func() { close(stop); <-loaded })
-	t.Cleanup(stopLoad)
-	waitAcked(200, "before any fault")
+	p := newLoadProducer(t, c, client.OnDataLoss(func(d client.DataLoss) { lmu.Lock(); losses = append(losses, d); lmu.Unlock() }))
+	l := &steadyLoad{p: p, topic: topic, prefix: "p"}
+	stopLoad := l.run(t, ctx)
+	l.waitAcked(t, 200, "before any fault")
 	if err := c.Kill(follower); err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +41,7 @@ func testProducerPowerCut(t *testing.T, ctx context.Context, c *Cluster) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	waitAcked(ackedNow()+300, "from the leader alone in the ISR")
+	l.waitAcked(t, l.ackedNow()+300, "from the leader alone in the ISR")
 	if err := c.Kill(leader); err != nil {
 		t.Fatal(err)
 	}
@@ -133,12 +68,9 @@ func testProducerPowerCut(t *testing.T, ctx context.Context, c *Cluster) {
 	}
 	// The producer writes on to the leader that lost its tail, then the
 	// follower returns.
-	stop2 := make(chan struct{})
-	loaded2 := load(stop2)
-	before := ackedNow()
-	waitAcked(before+200, "after the power cut")
-	close(stop2)
-	<-loaded2
+	stopAgain := l.run(t, ctx)
+	l.waitAcked(t, l.ackedNow()+200, "after the power cut")
+	stopAgain()
 	if err := c.Start(ctx, follower); err != nil {
 		t.Fatal(err)
 	}
@@ -152,13 +84,14 @@ func testProducerPowerCut(t *testing.T, ctx context.Context, c *Cluster) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	produced, failed := l.produced, l.failed
 	lmu.Lock()
 	defer lmu.Unlock()
 	rep := readback.Check(log, produced, func(rec readback.Record) string { return string(rec.Value) })
 	t.Logf("%d records, %d acknowledged; offsets %d-%d cut from the leader %d; read back: %v; data loss reported: %v; failed: %d",
-		len(produced), acked, from, to-1, leader, rep, losses, len(failed))
+		len(produced), l.acked, from, to-1, leader, rep, losses, len(failed))
 	if len(failed) > 0 {
 		t.Fatalf("%d records failed: %v", len(failed), failed[:min(len(failed), 3)])
 	}
