@@ -16,8 +16,9 @@ import (
 // the eligible leader replicas once it is back and the leader is gone;
 // one that crashed is not, while the other is eligible; with nobody
 // eligible, the last leader is. Then rollsafe's producer goes through the
-// last of these (producer-both-crashed), and through the power cut of a
-// leader left alone in the ISR (producer-power-cut).
+// last of these (producer-both-crashed). kafkacheck.PowerCut (power-cut)
+// shows what a power cut takes from a leader left alone in the ISR, and
+// rollsafe's producer goes through one (producer-power-cut).
 func TestELR(t *testing.T) {
 	c := LaunchT(t, Config{Brokers: 5})
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
@@ -31,6 +32,13 @@ func TestELR(t *testing.T) {
 			}
 		})
 	}
+	t.Run("power-cut", func(t *testing.T) {
+		restoreNodes(t, ctx, c)
+		r := healthyTopic(t, ctx, c, Topic{Name: "power-cut-check", Replication: 2, Configs: map[string]string{"min.insync.replicas": "1"}})
+		if err := kafkacheck.PowerCut(ctx, r, r.topic); err != nil {
+			t.Fatal(err)
+		}
+	})
 	t.Run("producer-both-crashed", func(t *testing.T) { testProducerLastLeaderBack(t, ctx, c) })
 	t.Run("producer-power-cut", func(t *testing.T) { testProducerPowerCut(t, ctx, c) })
 }

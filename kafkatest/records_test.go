@@ -146,8 +146,33 @@ func (r kafkaReplicas) State(ctx context.Context) (int32, []int32, error) {
 	return ps[0].Leader, ps[0].ISR, nil
 }
 
-func (r kafkaReplicas) Stop(ctx context.Context, id int32) error  { return r.c.Stop(ctx, id) }
-func (r kafkaReplicas) Kill(_ context.Context, id int32) error    { return r.c.Kill(id) }
+func (r kafkaReplicas) Stop(ctx context.Context, id int32) error { return r.c.Stop(ctx, id) }
+func (r kafkaReplicas) Kill(_ context.Context, id int32) error   { return r.c.Kill(id) }
+
+// CutPower is kafkacheck.PowerCutter's: kill -9, then the log of partition
+// 0 cut back to where its other, stopped, replica's ends (CutLog).
+func (r kafkaReplicas) CutPower(ctx context.Context, id int32) error {
+	parts, err := r.c.Partitions(ctx, r.topic)
+	if err != nil {
+		return err
+	}
+	if err := r.c.Kill(id); err != nil {
+		return err
+	}
+	keep := int64(0)
+	for _, other := range parts[0].Replicas {
+		if other == id {
+			continue
+		}
+		end, err := r.c.LogEnd(other, r.topic, 0)
+		if err != nil {
+			return err
+		}
+		keep = max(keep, end)
+	}
+	_, _, err = r.c.CutLog(id, r.topic, 0, keep)
+	return err
+}
 func (r kafkaReplicas) Start(ctx context.Context, id int32) error { return r.c.Start(ctx, id) }
 
 // testStampedExpiry runs kafkacheck.StampedExpiry, which the sim runs too

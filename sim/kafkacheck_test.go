@@ -111,8 +111,11 @@ func (r simReplicas) Stop(_ context.Context, id int32) error { return r.c.StopBr
 
 // Kill is kill -9, as kafkatest's Kill is: the process dies, the host's
 // page cache (and the log in it) survives.
-func (r simReplicas) Kill(_ context.Context, id int32) error  { return r.c.KillProcess(id) }
-func (r simReplicas) Start(_ context.Context, id int32) error { return r.c.StartBroker(id) }
+func (r simReplicas) Kill(_ context.Context, id int32) error { return r.c.KillProcess(id) }
+
+// CutPower is kafkacheck.PowerCutter's.
+func (r simReplicas) CutPower(_ context.Context, id int32) error { return r.c.CutPower(id) }
+func (r simReplicas) Start(_ context.Context, id int32) error    { return r.c.StartBroker(id) }
 
 // TestKafkaStampedExpiry runs kafkacheck.StampedExpiry, which kafkatest's
 // TestCluster/stamped-expiry runs on Apache Kafka.
@@ -224,6 +227,19 @@ func TestKafkaELRElection(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestKafkaPowerCut runs kafkacheck.PowerCut, which kafkatest's
+// TestELR/power-cut runs on Apache Kafka (the cut emulated: kill -9 and
+// the log cut back): a leader alone in the ISR loses what it acknowledged
+// alone, and is elected again without it.
+func TestKafkaPowerCut(t *testing.T) {
+	c := newTestCluster(t, Brokers(3), Topic("power-cut", 1, 2))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := kafkacheck.PowerCut(ctx, simReplicas{c, "power-cut"}, "power-cut"); err != nil {
+		t.Fatal(err)
 	}
 }
 
