@@ -202,7 +202,7 @@ func (p *partition) renumberAll() {
 	}
 }
 
-// forget records a acknowledged batch leaving history: it extends the run
+// forget records an acknowledged batch leaving history: it extends the run
 // of forgotten offsets when it follows it without a gap, else starts a new
 // one (the offsets between were another producer's or not ours to know).
 func (p *partition) forget(a ackRec) {
