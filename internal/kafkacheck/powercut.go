@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// PowerCutter is a Killer whose brokers can also lose power.
+// PowerCutter is an ELRReplicas whose brokers can also lose power.
 type PowerCutter interface {
-	Killer
+	ELRReplicas
 	// CutPower stops id as a power cut to its host does: of partition 0 it
 	// keeps only what its other replica holds (kafkatest: kill -9, then the
 	// log cut back to where the stopped replica's ends; the sim: CutPower).
@@ -23,10 +23,12 @@ type PowerCutter interface {
 // (offset 0); the follower is killed and the ISR shrinks to the leader,
 // which takes e1 with acks=all (offset 1, acknowledged by it alone). Its
 // power is cut, with e1 in its page cache only: the partition has no
-// leader. Started again, the leader is elected — the last leader — without
-// e1: acks=all e2 is written at 1. The follower back and in sync, the log
-// is e0 e2, high watermark 2. The follower is running again when it
-// returns nil.
+// leader, an empty ISR, the leader its eligible and last known leader
+// replica (fewer in sync than min.insync.replicas: none). Started again,
+// the leader is elected — the last leader — without e1, and is the ISR
+// alone, nobody eligible: acks=all e2 is written at 1. The follower back
+// and in sync, the log is e0 e2, high watermark 2. The follower is running
+// again when it returns nil.
 func PowerCut(ctx context.Context, c PowerCutter, topic string) error {
 	leader, follower, lc, err := inSync(ctx, c, 2)
 	if err != nil {
@@ -53,6 +55,9 @@ func PowerCut(ctx context.Context, c PowerCutter, topic string) error {
 	if _, _, err := waitISR(ctx, c, 1); err != nil {
 		return err
 	}
+	if err := eligible(ctx, c, "with the follower gone", nil, nil); err != nil {
+		return err
+	}
 	if base, err := produceAcks(ctx, lc, topic, 0, batchOf(recordsOf("e1"), 1, 0), -1); err != nil || base != 1 {
 		return fmt.Errorf("acks=all with the leader alone in the ISR (min.insync.replicas=1): base offset %d, %s; Kafka writes it at 1", base, answer(err))
 	}
@@ -63,21 +68,33 @@ func PowerCut(ctx context.Context, c PowerCutter, topic string) error {
 	if err := untilLeader(ctx, c, -1); err != nil {
 		return err
 	}
+	var errs []error
+	if _, isr, err := c.State(ctx); err != nil || len(isr) > 0 {
+		errs = append(errs, fmt.Errorf("the partition without a leader: ISR %v (%v); Kafka's is empty", isr, err))
+	}
+	if err := eligible(ctx, c, "without a leader", []int32{leader}, []int32{leader}); err != nil {
+		errs = append(errs, err)
+	}
 	if err := c.Start(ctx, leader); err != nil {
-		return err
+		return errors.Join(append(errs, err)...)
 	}
 	elect, cancel := context.WithTimeout(ctx, 30*time.Second)
 	err = untilLeader(elect, c, leader)
 	cancel()
 	if err != nil {
-		return fmt.Errorf("broker %d, the last leader, back from the power cut, not elected (%w); Kafka elects it", leader, err)
+		return errors.Join(append(errs, fmt.Errorf("broker %d, the last leader, back from the power cut, not elected (%w); Kafka elects it", leader, err))...)
+	}
+	if _, isr, err := c.State(ctx); err != nil || !slices.Equal(isr, []int32{leader}) {
+		errs = append(errs, fmt.Errorf("the last leader elected again: ISR %v (%v); Kafka's is [%d]", isr, err, leader))
+	}
+	if err := eligible(ctx, c, "with the last leader elected again", nil, nil); err != nil {
+		errs = append(errs, err)
 	}
 	nc, err := c.Dial(ctx, leader)
 	if err != nil {
-		return err
+		return errors.Join(append(errs, err)...)
 	}
 	defer nc.Close()
-	var errs []error
 	if base, err := retriable(ctx, func() (int64, error) {
 		return produceAcks(ctx, nc, topic, 0, batchOf(recordsOf("e2"), 1, 0), -1)
 	}); err != nil || base != 1 {
