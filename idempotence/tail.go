@@ -322,10 +322,11 @@ func (pr *Producer) checkLoss(p *partition, t Tail) bool {
 		return false
 	}
 	loss := DataLoss{TP: p.tp, FromOffset: -1}
-	oldestGone := len(p.history) > 0 && p.history[0].base >= p.readFrom && !has(p.history[0])
 	var oldest ackRec
+	oldestGone := false
 	if len(p.history) > 0 {
 		oldest = p.history[0]
+		oldestGone = oldest.base >= p.readFrom && !has(oldest)
 	}
 	kept := p.history[:0]
 	for _, a := range p.history {

@@ -98,11 +98,14 @@ func (c *Cluster) CutLog(id int32, topic string, partition int32, offset int64) 
 		return 0, 0, err
 	}
 	// Later segments are lost whole, with their indexes.
+	var later []string
 	for _, b := range bs[i:] {
-		if b.file == cut.file {
-			continue
+		if b.file != cut.file && !slices.Contains(later, b.file) {
+			later = append(later, b.file)
 		}
-		stem := strings.TrimSuffix(b.file, ".log")
+	}
+	for _, f := range later {
+		stem := strings.TrimSuffix(f, ".log")
 		for _, ext := range []string{".log", ".index", ".timeindex", ".txnindex"} {
 			if err := os.Remove(stem + ext); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return 0, 0, err

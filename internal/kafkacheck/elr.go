@@ -82,21 +82,7 @@ func ELRElection(ctx context.Context, c ELRReplicas, topic string, k ELRCase, se
 		}
 		return c.Stop(ctx, id)
 	}
-	// A leader just elected for a new topic may answer
-	// NOT_LEADER_OR_FOLLOWER for a moment.
-	if base, err := retriable(ctx, func() (int64, error) {
-		return produceAcks(ctx, lc, topic, 0, batchOf(recordsOf("e0"), 1, 0), -1)
-	}); err != nil || base != 0 {
-		return fmt.Errorf("acks=all with both in sync: base offset %d, %s; Kafka writes it at 0", base, answer(err))
-	}
-	// The follower learns the high watermark (1) on its next fetch.
-	fc, err := c.Dial(ctx, follower)
-	if err != nil {
-		return err
-	}
-	err = followerHW(ctx, fc, topic, 1)
-	fc.Close()
-	if err != nil {
+	if err := firstInSync(ctx, c, lc, follower, topic); err != nil {
 		return err
 	}
 	if err := leave(follower, k == ELRFollowerCrashed || k == ELRBothCrashed); err != nil {
@@ -257,4 +243,23 @@ func eligible(ctx context.Context, c ELRReplicas, at string, wantELR, wantLastKn
 			return fmt.Errorf("%s: ELR %v, last known ELR %v; Kafka's are %v, %v", at, elr, lastKnown, wantELR, wantLastKnown)
 		}
 	}
+}
+
+// firstInSync writes e0 with acks=all to partition 0's leader (lc) with
+// both replicas in sync, at offset 0, and waits until the follower has
+// learnt the high watermark (1) on its next fetch.
+func firstInSync(ctx context.Context, c Replicas, lc *protocol.Conn, follower int32, topic string) error {
+	// A leader just elected for a new topic may answer
+	// NOT_LEADER_OR_FOLLOWER for a moment.
+	if base, err := retriable(ctx, func() (int64, error) {
+		return produceAcks(ctx, lc, topic, 0, batchOf(recordsOf("e0"), 1, 0), -1)
+	}); err != nil || base != 0 {
+		return fmt.Errorf("acks=all with both in sync: base offset %d, %s; Kafka writes it at 0", base, answer(err))
+	}
+	fc, err := c.Dial(ctx, follower)
+	if err != nil {
+		return err
+	}
+	defer fc.Close()
+	return followerHW(ctx, fc, topic, 1)
 }

@@ -35,18 +35,7 @@ func PowerCut(ctx context.Context, c PowerCutter, topic string) error {
 		return err
 	}
 	defer lc.Close()
-	if base, err := retriable(ctx, func() (int64, error) {
-		return produceAcks(ctx, lc, topic, 0, batchOf(recordsOf("e0"), 1, 0), -1)
-	}); err != nil || base != 0 {
-		return fmt.Errorf("acks=all with both in sync: base offset %d, %s; Kafka writes it at 0", base, answer(err))
-	}
-	fc, err := c.Dial(ctx, follower)
-	if err != nil {
-		return err
-	}
-	err = followerHW(ctx, fc, topic, 1)
-	fc.Close()
-	if err != nil {
+	if err := firstInSync(ctx, c, lc, follower, topic); err != nil {
 		return err
 	}
 	if err := c.Kill(ctx, follower); err != nil {

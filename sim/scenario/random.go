@@ -71,10 +71,9 @@ type ChaosConfig struct {
 	Vanish bool
 	// Crashes adds episodes where every replica of a partition is killed
 	// (kill -9, logs kept: KillReplicas), its leader a fifth of a slot
-	// after its followers, then restarted
-	// last killed first: the old leader leads again with the tail it held
-	// above the high watermark (Kafka's last known leader), the others
-	// catch up from it, and leadership goes back where it began.
+	// after its followers, then restarted last killed first: the old
+	// leader leads again with its whole log (Kafka's last known leader),
+	// the others catch up from it, and leadership goes back where it began.
 	Crashes bool
 	// PowerCuts adds episodes where a partition's followers stop copying
 	// (out of the ISR), its leader takes acks=all writes alone, then loses

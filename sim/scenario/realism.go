@@ -39,10 +39,10 @@ const (
 	// acks=all writes no other replica has), as an OOM killer, a forced pod
 	// deletion or a rolling restart gone wrong does: the partition is left
 	// without a replica, and every log is kept whole (the page cache
-	// survives). StartBroker
-	// (Any) brings them back last killed first: the old leader returns
-	// first and leads again as the last known leader, with whatever it
-	// held above the high watermark; the others catch up from it.
+	// survives). StartBroker (Any) brings them back last killed first: the
+	// old leader returns first and leads again as the last known leader,
+	// with whatever it held above the high watermark; the others catch up
+	// from it.
 	KillReplicas
 	// CutLeaderPower cuts the power of the broker leading Topic/Partition
 	// (sim.CutPower): every batch no other replica holds is lost, records
