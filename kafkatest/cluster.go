@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,27 +149,6 @@ func (c *Cluster) each(f func(*node) error) error {
 	return errors.Join(errs...)
 }
 
-// freePorts reserves n distinct loopback ports and releases them for the
-// brokers to bind (the system does not hand them out again at once).
-func freePorts(n int) ([]int, error) {
-	var lns []net.Listener
-	defer func() {
-		for _, ln := range lns {
-			_ = ln.Close()
-		}
-	}()
-	ports := make([]int, n)
-	for i := range ports {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("kafkatest: free port: %w", err)
-		}
-		lns = append(lns, ln)
-		ports[i] = ln.Addr().(*net.TCPAddr).Port
-	}
-	return ports, nil
-}
-
 // ID is the cluster id every node was formatted with.
 func (c *Cluster) ID() string { return c.clusterID }
 
@@ -262,9 +240,11 @@ func (c *Cluster) Resume(id int32) error { return c.node(id).resume() }
 // LogPath is node id's broker log file.
 func (c *Cluster) LogPath(id int32) string { return c.node(id).logPath() }
 
-// LogTails returns the last n lines of every node's log, headed by node.
+// LogTails returns Diagnose's lines, then the last n lines of every
+// node's log, headed by node.
 func (c *Cluster) LogTails(n int) string {
 	var b strings.Builder
+	b.WriteString(c.Diagnose())
 	for _, nd := range c.nodes {
 		fmt.Fprintf(&b, "---- kafkatest node %d log (%s), last %d lines ----\n%s\n", nd.id, nd.logPath(), n, tail(nd.logPath(), n))
 	}

@@ -13,12 +13,19 @@ import (
 
 // One cluster serves the whole package (a launch costs tens of seconds);
 // every test uses its own topics and leaves the cluster as it found it.
+// A cluster a test could not restore (a node that will not start again,
+// one that stopped answering) is closed, and the next test launches a
+// new one, so one broken cluster fails one test, not every test after
+// it; at most maxLaunches clusters are launched in a run.
 var shared struct {
-	once sync.Once
-	c    *kafkatest.Cluster
-	err  error
-	took time.Duration
+	mu       sync.Mutex
+	c        *kafkatest.Cluster
+	err      error // the last launch's
+	broken   error // why c cannot serve another test
+	launches int
 }
+
+const maxLaunches = 3
 
 func TestMain(m *testing.M) {
 	code := m.Run()
@@ -31,33 +38,55 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// cluster returns the package's cluster, launching it on first use, and
-// restores it when t ends: every broker running and unpaused, every proxy
-// passing, every partition of t's topics healthy and led by its preferred
-// replica. If t failed, the tail of every broker's log is printed.
+// cluster returns the package's cluster, launching it on first use (or
+// again, if the last test left it broken), and restores it when t ends:
+// every broker running and unpaused, every proxy passing, every partition
+// of t's topics healthy and led by its preferred replica. If t failed,
+// the state of every node and the tail of its log are printed.
 func cluster(t *testing.T, topics ...string) *kafkatest.Cluster {
 	t.Helper()
 	rt := kafkatest.Require(t)
-	shared.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-		defer cancel()
-		began := time.Now()
-		shared.c, shared.err = kafkatest.Launch(ctx, kafkatest.Config{Runtime: rt, Logf: t.Logf})
-		shared.took = time.Since(began)
-	})
-	if shared.err != nil {
-		t.Fatalf("launch: %v", shared.err)
+	c, err := sharedCluster(t, rt)
+	if err != nil {
+		t.Fatalf("launch: %v", err)
 	}
-	c := shared.c
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Log(c.LogTails(80))
 		}
 		if err := restore(c, topics); err != nil {
-			t.Errorf("restore the cluster: %v", err)
+			t.Errorf("restore the cluster (the next test launches another): %v\n%s", err, c.Diagnose())
+			shared.mu.Lock()
+			shared.broken = err
+			shared.mu.Unlock()
 		}
 	})
 	return c
+}
+
+// sharedCluster returns the cluster, closing a broken one and launching
+// a new one when needed.
+func sharedCluster(t *testing.T, rt kafkatest.Runtime) (*kafkatest.Cluster, error) {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.c != nil && shared.broken != nil {
+		t.Logf("the last test left the cluster broken (%v); closing it", shared.broken)
+		if err := shared.c.Close(); err != nil {
+			t.Logf("close the broken cluster: %v", err)
+		}
+		shared.c, shared.broken = nil, nil
+	}
+	if shared.c != nil {
+		return shared.c, nil
+	}
+	if shared.launches == maxLaunches {
+		return nil, fmt.Errorf("%d clusters launched in this run already; the last launch: %v", maxLaunches, shared.err)
+	}
+	shared.launches++
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	shared.c, shared.err = kafkatest.Launch(ctx, kafkatest.Config{Runtime: rt, Logf: t.Logf})
+	return shared.c, shared.err
 }
 
 func restore(c *kafkatest.Cluster, topics []string) error {
