@@ -1,6 +1,7 @@
 // Package kafkatest runs a real Apache Kafka cluster for tests: it starts
 // KRaft brokers (combined broker+controller nodes, every node a voter) as
-// child JVMs on 127.0.0.1, with ports chosen at run time, and gives tests
+// child JVMs on 127.0.0.1, with ports chosen at run time outside the
+// ephemeral range (so a node restarts on its own), and gives tests
 // control of them — controlled shutdown, kill -9, restart on the same
 // address, pause and resume, preferred-leader election, leader moves,
 // topics with configs — and a fault proxy in front of each broker's client
