@@ -107,6 +107,9 @@ type (
 		resps []idempotence.Response
 		hints []leaderHint
 		errs  []error // nil, or what failed each attempt (nil where it did not)
+		// failure: the last answer of one of the sender's failures
+		// (sender.fence).
+		failure bool
 	}
 	// metadataIn: metadata was refreshed; partitions look up their leaders.
 	metadataIn struct{}
@@ -268,6 +271,12 @@ func compareTP(a, b idempotence.TopicPartition) int {
 // to the leaders the broker named (KIP-951) without waiting for metadata.
 func (l *loop) answers(a answersIn) {
 	l.requestAnswered(a.route)
+	if a.failure {
+		// Counted once every answer is stepped: a request built before
+		// may hold a later batch of a partition whose failed batch the
+		// machine had not had yet (see sender's queued).
+		defer l.failureHeard(a.route)
+	}
 	for i, o := range a.round {
 		l.answered(o.id)
 		if a.errs != nil && a.errs[i] != nil {

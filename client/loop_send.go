@@ -87,6 +87,7 @@ func (l *loop) laneOf(broker int32, tp idempotence.TopicPartition) int32 {
 type outbox struct {
 	queue    []outgoing // in the machine's order per partition
 	inFlight int        // requests handed to the sender and not yet answered
+	heard    uint64     // the sender's failures whose answers the machine has had
 }
 
 // dispatch queues the machine's Sends in the outboxes of their brokers and
@@ -155,7 +156,7 @@ func (l *loop) pump(r route) {
 		ob.inFlight++
 		rounds = append(rounds, round)
 	}
-	l.sender(r).push(rounds)
+	l.sender(r).push(rounds, ob.heard)
 }
 
 // pumpAll pumps every route with batches waiting, in ascending order of
@@ -205,6 +206,14 @@ func nextRequest(queue []outgoing, seen map[idempotence.TopicPartition]bool) (ro
 func (l *loop) requestAnswered(r route) {
 	if ob := l.outboxes[r]; ob != nil && ob.inFlight > 0 {
 		ob.inFlight--
+	}
+}
+
+// failureHeard records that the machine has had every answer of one more
+// of r's sender's failures.
+func (l *loop) failureHeard(r route) {
+	if ob := l.outboxes[r]; ob != nil {
+		ob.heard++
 	}
 }
 

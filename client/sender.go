@@ -26,7 +26,10 @@ type sender struct {
 	broker int32
 
 	mu     sync.Mutex
-	rounds [][]outgoing
+	rounds []queued
+	// fence counts this sender's failures on the way (the broker
+	// unreachable, a connection lost): see queued.seen.
+	fence  uint64
 	signal chan struct{}
 	done   chan struct{}
 	once   sync.Once
@@ -44,10 +47,26 @@ func newSender(p *Producer, r route) *sender {
 
 func (s *sender) stop() { s.once.Do(func() { close(s.done) }) }
 
-// push queues rounds to write, in order.
-func (s *sender) push(rounds [][]outgoing) {
+// queued is a request the loop handed over, with how many of the
+// sender's failures the loop had heard of then. A request that failed on
+// the way fails every request queued behind it, as one connection's
+// pipeline would: a request the loop built before it heard of a failure
+// is answered never written instead of going out on a new connection. It
+// may hold a later batch of a partition whose earlier batch failed, and a
+// broker that lost its state of the producer (a power cut, an expiry)
+// would take it and leave the earlier one to land after it, out of order.
+type queued struct {
+	round []outgoing
+	seen  uint64
+}
+
+// push queues rounds to write, in order; seen is how many of the sender's
+// failures the machine had had when the loop built them.
+func (s *sender) push(rounds [][]outgoing, seen uint64) {
 	s.mu.Lock()
-	s.rounds = append(s.rounds, rounds...)
+	for _, r := range rounds {
+		s.rounds = append(s.rounds, queued{r, seen})
+	}
 	s.mu.Unlock()
 	select {
 	case s.signal <- struct{}{}:
@@ -55,12 +74,29 @@ func (s *sender) push(rounds [][]outgoing) {
 	}
 }
 
-func (s *sender) takeRounds() [][]outgoing {
+func (s *sender) takeRounds() []queued {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.rounds
 	s.rounds = nil
 	return r
+}
+
+// stale reports whether q was built before the loop heard of the
+// sender's latest failure.
+func (s *sender) stale(q queued) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return q.seen < s.fence
+}
+
+// failed counts one more failure; its last answer to the loop carries
+// failure (answersIn), so that the loop counts the failures the machine
+// has had.
+func (s *sender) failed() {
+	s.mu.Lock()
+	s.fence++
+	s.mu.Unlock()
 }
 
 // outgoing is one batch in one produce request.
@@ -75,8 +111,8 @@ type outgoing struct {
 func (s *sender) run() {
 	p := s.p
 	for {
-		rounds := s.takeRounds()
-		if len(rounds) == 0 {
+		queue := s.takeRounds()
+		if len(queue) == 0 {
 			select {
 			case <-s.done:
 				return
@@ -84,6 +120,10 @@ func (s *sender) run() {
 				return
 			case <-s.signal:
 			}
+			continue
+		}
+		queue = s.dropStale(queue)
+		if len(queue) == 0 {
 			continue
 		}
 		p.stagger(staggerSender, strconv.Itoa(int(s.broker))+"/"+strconv.Itoa(int(s.route.lane)))
@@ -94,21 +134,57 @@ func (s *sender) run() {
 			if p.ctx.Err() != nil {
 				return
 			}
-			s.unsent(rounds, err)
+			s.unsent(queue, err)
 			continue
 		}
-		for _, round := range rounds {
-			s.send(conn, round)
+		for _, q := range queue {
+			if s.stale(q) { // an earlier request failed while this one waited
+				s.fail(q.round, errBehindFailure)
+				continue
+			}
+			s.send(conn, q.round)
 		}
 	}
 }
 
-// unsent answers rounds that could not be written because the broker
-// could not be reached: never written. Refused credentials are final (SASL
-// authentication failed); anything else is retried by the machine after
-// its backoff and a metadata refresh.
-func (s *sender) unsent(rounds [][]outgoing, err error) {
+// errBehindFailure: a request was not written because one the sender
+// wrote or tried before it failed after the loop built it.
+var errBehindFailure = errors.New("not written: an earlier request on its connection failed first")
+
+// dropStale answers the requests of queue built before the loop heard of
+// the sender's latest failure as never written, and returns the others.
+func (s *sender) dropStale(queue []queued) []queued {
+	kept := queue[:0]
+	for _, q := range queue {
+		if s.stale(q) {
+			s.fail(q.round, errBehindFailure)
+			continue
+		}
+		kept = append(kept, q)
+	}
+	return kept
+}
+
+// fail answers every batch of round as never written: retried by the
+// machine after its backoff. Not a failure of its own: it follows one.
+func (s *sender) fail(round []outgoing, err error) {
+	r := idempotence.Response{Code: idempotence.CodeTransport, Class: idempotence.NotAppended, BaseOffset: -1, LogStartOffset: -1}
+	failed := fmt.Errorf("produce to broker %d: %w", s.broker, err)
+	resps := make([]idempotence.Response, len(round))
+	errs := make([]error, len(round))
+	for i := range resps {
+		resps[i], errs[i] = r, failed
+	}
+	s.p.loop.in.post(answersIn{route: s.route, round: round, resps: resps, errs: errs})
+}
+
+// unsent answers the requests of queue, which could not be written
+// because the broker could not be reached: never written. Refused
+// credentials are final (SASL authentication failed); anything else is
+// retried by the machine after its backoff and a metadata refresh.
+func (s *sender) unsent(queue []queued, err error) {
 	p := s.p
+	s.failed()
 	r := idempotence.Response{Code: idempotence.CodeTransport, Class: idempotence.NotAppended, BaseOffset: -1, LogStartOffset: -1}
 	if errors.Is(err, ErrAuthentication) {
 		p.log.Error("rollsafe: broker refused authentication", "broker", s.broker, "err", err)
@@ -118,13 +194,13 @@ func (s *sender) unsent(rounds [][]outgoing, err error) {
 		p.kickMetadata()
 	}
 	failed := fmt.Errorf("connect to broker %d: %w", s.broker, err)
-	for _, round := range rounds {
-		resps := make([]idempotence.Response, len(round))
-		errs := make([]error, len(round))
+	for i, q := range queue {
+		resps := make([]idempotence.Response, len(q.round))
+		errs := make([]error, len(q.round))
 		for i := range resps {
 			resps[i], errs[i] = r, failed
 		}
-		p.loop.in.post(answersIn{route: s.route, round: round, resps: resps, errs: errs})
+		p.loop.in.post(answersIn{route: s.route, round: q.round, resps: resps, errs: errs, failure: i == len(queue)-1})
 	}
 }
 
@@ -257,7 +333,10 @@ func (s *sender) respond(round []outgoing, resp kmsg.Response, err error) {
 		}
 		resps[i] = r
 	}
-	p.loop.in.post(answersIn{route: s.route, round: round, resps: resps, hints: hints, errs: errs})
+	if err != nil {
+		s.failed()
+	}
+	p.loop.in.post(answersIn{route: s.route, round: round, resps: resps, hints: hints, errs: errs, failure: err != nil})
 	if kick {
 		p.kickMetadata()
 	}
