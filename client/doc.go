@@ -61,7 +61,11 @@
 //	        NeedProducerID ─► InitProducerId · DataLoss/EpochBumped ─► hooks, logs
 //
 // The loop never blocks on I/O: senders, readers and the metadata loop do
-// the network work and post back. Hooks and logging run without a lock.
+// the network work and post back. A request that fails on the way (the
+// broker unreachable, its connection lost) fails every request queued
+// behind it on that sender until the machine has had its answers, as one
+// TCP pipeline would: nothing built before the machine knew goes out on a
+// new connection ahead of a batch it must resend. Hooks and logging run without a lock.
 // ProduceSync's outcomes skip the callback queue, so ProduceSync works
 // inside a callback; Flush and Close there fail with ErrInCallback.
 //
