@@ -237,8 +237,7 @@ func (l *loop) unqueue(tp idempotence.TopicPartition, leader int32) {
 			if bs := l.batches[o.id]; bs != nil {
 				bs.outstanding = false
 			}
-			l.step(idempotence.Answer{TP: tp, ID: o.id, Response: idempotence.Response{
-				Code: idempotence.CodeTransport, Class: idempotence.NotAppended, BaseOffset: -1, LogStartOffset: -1}})
+			l.step(idempotence.Answer{TP: tp, ID: o.id, Response: neverWritten})
 		}
 		clear(ob.queue[len(kept):])
 		ob.queue = kept

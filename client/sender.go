@@ -122,60 +122,53 @@ func (s *sender) run() {
 			}
 			continue
 		}
-		queue = s.dropStale(queue)
-		if len(queue) == 0 {
-			continue
-		}
-		p.stagger(staggerSender, strconv.Itoa(int(s.broker))+"/"+strconv.Itoa(int(s.route.lane)))
-		ctx, cancel := context.WithTimeout(p.ctx, p.cfg.dialTimeout)
-		conn, err := p.pools[s.route.lane].Conn(ctx, s.broker)
-		cancel()
-		if err != nil {
-			if p.ctx.Err() != nil {
-				return
-			}
-			s.unsent(queue, err)
-			continue
-		}
-		for _, q := range queue {
+		var conn *protocol.Conn
+		for i, q := range queue {
 			if s.stale(q) { // an earlier request failed while this one waited
-				s.fail(q.round, errBehindFailure)
+				s.answerAll(q.round, neverWritten, fmt.Errorf("produce to broker %d: %w", s.broker, errBehindFailure), false)
 				continue
+			}
+			if conn == nil {
+				var err error
+				if conn, err = s.dial(); err != nil {
+					if p.ctx.Err() != nil {
+						return
+					}
+					s.unsent(queue[i:], err)
+					break
+				}
 			}
 			s.send(conn, q.round)
 		}
 	}
 }
 
+// dial returns the route's connection, dialling it if needed.
+func (s *sender) dial() (*protocol.Conn, error) {
+	p := s.p
+	p.stagger(staggerSender, strconv.Itoa(int(s.broker))+"/"+strconv.Itoa(int(s.route.lane)))
+	ctx, cancel := context.WithTimeout(p.ctx, p.cfg.dialTimeout)
+	defer cancel()
+	return p.pools[s.route.lane].Conn(ctx, s.broker)
+}
+
 // errBehindFailure: a request was not written because one the sender
 // wrote or tried before it failed after the loop built it.
 var errBehindFailure = errors.New("not written: an earlier request on its connection failed first")
 
-// dropStale answers the requests of queue built before the loop heard of
-// the sender's latest failure as never written, and returns the others.
-func (s *sender) dropStale(queue []queued) []queued {
-	kept := queue[:0]
-	for _, q := range queue {
-		if s.stale(q) {
-			s.fail(q.round, errBehindFailure)
-			continue
-		}
-		kept = append(kept, q)
-	}
-	return kept
-}
+// neverWritten answers a batch that never left: retried by the machine
+// after its backoff.
+var neverWritten = idempotence.Response{Code: idempotence.CodeTransport, Class: idempotence.NotAppended, BaseOffset: -1, LogStartOffset: -1}
 
-// fail answers every batch of round as never written: retried by the
-// machine after its backoff. Not a failure of its own: it follows one.
-func (s *sender) fail(round []outgoing, err error) {
-	r := idempotence.Response{Code: idempotence.CodeTransport, Class: idempotence.NotAppended, BaseOffset: -1, LogStartOffset: -1}
-	failed := fmt.Errorf("produce to broker %d: %w", s.broker, err)
+// answerAll answers every batch of round with r and err; failure marks
+// the last answer of one of the sender's failures (answersIn).
+func (s *sender) answerAll(round []outgoing, r idempotence.Response, err error, failure bool) {
 	resps := make([]idempotence.Response, len(round))
 	errs := make([]error, len(round))
 	for i := range resps {
-		resps[i], errs[i] = r, failed
+		resps[i], errs[i] = r, err
 	}
-	s.p.loop.in.post(answersIn{route: s.route, round: round, resps: resps, errs: errs})
+	s.p.loop.in.post(answersIn{route: s.route, round: round, resps: resps, errs: errs, failure: failure})
 }
 
 // unsent answers the requests of queue, which could not be written
@@ -185,7 +178,7 @@ func (s *sender) fail(round []outgoing, err error) {
 func (s *sender) unsent(queue []queued, err error) {
 	p := s.p
 	s.failed()
-	r := idempotence.Response{Code: idempotence.CodeTransport, Class: idempotence.NotAppended, BaseOffset: -1, LogStartOffset: -1}
+	r := neverWritten
 	if errors.Is(err, ErrAuthentication) {
 		p.log.Error("rollsafe: broker refused authentication", "broker", s.broker, "err", err)
 		r = idempotence.Response{Code: codeSaslAuthenticationFailed, Class: idempotence.NotAppendedFatal, BaseOffset: -1, LogStartOffset: -1}
@@ -195,12 +188,7 @@ func (s *sender) unsent(queue []queued, err error) {
 	}
 	failed := fmt.Errorf("connect to broker %d: %w", s.broker, err)
 	for i, q := range queue {
-		resps := make([]idempotence.Response, len(q.round))
-		errs := make([]error, len(q.round))
-		for i := range resps {
-			resps[i], errs[i] = r, failed
-		}
-		p.loop.in.post(answersIn{route: s.route, round: q.round, resps: resps, errs: errs, failure: i == len(queue)-1})
+		s.answerAll(q.round, r, failed, i == len(queue)-1)
 	}
 }
 
