@@ -212,24 +212,33 @@ func (m *Metadata) refresh() (refreshResult, error) {
 	}
 	m.mu.RUnlock()
 	req.AllowAutoTopicCreation = false
+	if _, _, err := m.ask(ctx, req, m.apply); err != nil {
+		return refreshResult{}, fmt.Errorf("protocol: metadata refresh: %w", err)
+	}
+	return refreshResult{asked: asked}, nil
+}
 
+// ask sends req to up to refreshTries brokers in turn, each for
+// attemptTimeout at most, until one answers with a response check accepts;
+// addr is the broker that answered.
+func (m *Metadata) ask(ctx context.Context, req *kmsg.MetadataRequest, check func(*kmsg.MetadataResponse) error) (resp *kmsg.MetadataResponse, addr string, err error) {
 	var errs []error
 	for try := 0; try < refreshTries; try++ {
 		actx, acancel := context.WithTimeout(ctx, m.attemptTimeout())
 		c, err := m.getConn(actx)
 		if err != nil {
 			acancel()
-			m.log.Debug("metadata refresh: no broker answered the dial", "try", try+1, "err", err)
+			m.log.Debug("metadata: no broker answered the dial", "try", try+1, "err", err)
 			errs = append(errs, err)
 			if ctx.Err() != nil {
 				break
 			}
 			continue
 		}
-		resp, err := c.Request(actx, req)
+		raw, err := c.Request(actx, req)
 		acancel()
 		if err != nil {
-			m.log.Debug("metadata refresh: a broker did not answer", "try", try+1, "broker", c.Addr(), "err", err)
+			m.log.Debug("metadata: a broker did not answer", "try", try+1, "broker", c.Addr(), "err", err)
 			errs = append(errs, err)
 			m.dropConn(c)
 			if ctx.Err() != nil {
@@ -237,14 +246,15 @@ func (m *Metadata) refresh() (refreshResult, error) {
 			}
 			continue
 		}
-		if err := m.apply(resp.(*kmsg.MetadataResponse)); err != nil {
-			errs = append(errs, err)
+		resp := raw.(*kmsg.MetadataResponse)
+		if err := check(resp); err != nil {
+			errs = append(errs, fmt.Errorf("broker %s: %w", c.Addr(), err))
 			m.dropConn(c)
 			continue
 		}
-		return refreshResult{asked: asked}, nil
+		return resp, c.Addr(), nil
 	}
-	return refreshResult{}, fmt.Errorf("protocol: metadata refresh: %w", errors.Join(errs...))
+	return nil, "", errors.Join(errs...)
 }
 
 // getConn returns the view's live connection, dialing known brokers and
@@ -297,6 +307,12 @@ func (m *Metadata) getConn(ctx context.Context) (*Conn, error) {
 				break
 			}
 			continue
+		}
+		if m.ctx.Err() != nil {
+			// Closed while dialing (Describe's caller has its own
+			// context): Close has already let go of m.conn.
+			_ = c.Close()
+			return nil, ErrClosed
 		}
 		m.conn = c
 		return c, nil
