@@ -129,6 +129,7 @@ func TestMetadataCalls(t *testing.T) {
 	require.Less(t, time.Since(start), 2*time.Second, "the call outlived its context")
 	_, _, err = p.Watermarks(ctx, "t", 0)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.ErrorIs(t, err, client.ErrBrokersUnreachable)
 
 	cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer ccancel()

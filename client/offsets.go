@@ -17,9 +17,11 @@ import (
 // Answers that only need another try (the leader moving, a new leader not
 // ready, a broker unreachable) are retried with the leader looked up again
 // until ctx ends; without a deadline on ctx the producer's request timeout
-// bounds the call. A topic the cluster lacks fails with ErrUnknownTopic, a
-// partition it lacks with ErrUnknownPartition, no access with
-// ErrAuthorization; after Close, ErrClosed.
+// bounds the call; the error then matches ctx's and, when last no broker
+// answered a metadata request, ErrBrokersUnreachable. A topic the cluster
+// lacks fails with ErrUnknownTopic, a partition it lacks with
+// ErrUnknownPartition, no access with ErrAuthorization; after Close,
+// ErrClosed.
 func (p *Producer) Watermarks(ctx context.Context, topic string, partition int32) (low, high int64, err error) {
 	ctx, done, err := p.offsetsContext(ctx)
 	if err != nil {
@@ -106,6 +108,12 @@ func (p *Producer) listOffsetOnce(ctx context.Context, topic string, partition i
 	leader, epoch, err := p.meta.Leader(topic, partition)
 	if fresh || err != nil {
 		if rerr := p.meta.Refresh(ctx, topic); rerr != nil {
+			var ute *protocol.UnknownTopicError
+			var ke *protocol.KafkaError
+			if !errors.As(rerr, &ute) && !errors.As(rerr, &ke) {
+				// No broker answered the metadata request.
+				rerr = fmt.Errorf("%w: %w", ErrBrokersUnreachable, rerr)
+			}
 			return -1, rerr
 		}
 		if leader, epoch, err = p.meta.Leader(topic, partition); err != nil {
