@@ -62,7 +62,10 @@ type Metadata struct {
 	movedMu sync.Mutex
 	onMoved []func(id int32) // onBrokerMoved
 
-	connMu    sync.Mutex
+	// connLock (a one-slot semaphore, so that a caller's context can
+	// give up waiting) guards conn and lastTried; getConn holds it while
+	// dialing.
+	connLock  chan struct{}
 	conn      *Conn
 	lastTried string // the address getConn dialed last
 }
@@ -104,6 +107,7 @@ func NewMetadata(bootstrap []string, cfg MetadataConfig) *Metadata {
 		brokers:   map[int32]string{},
 		topics:    map[string]*topicMeta{},
 		wanted:    map[string]struct{}{},
+		connLock:  make(chan struct{}, 1),
 	}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	return m
@@ -113,10 +117,10 @@ func NewMetadata(bootstrap []string, cfg MetadataConfig) *Metadata {
 func (m *Metadata) Close() error {
 	m.cancel()
 	m.wg.Wait()
-	m.connMu.Lock()
+	m.connLock <- struct{}{}
 	c := m.conn
 	m.conn = nil
-	m.connMu.Unlock()
+	<-m.connLock
 	if c != nil {
 		_ = c.Close()
 	}
@@ -260,8 +264,12 @@ func (m *Metadata) ask(ctx context.Context, req *kmsg.MetadataRequest, check fun
 // getConn returns the view's live connection, dialing known brokers and
 // then the bootstrap list in turn.
 func (m *Metadata) getConn(ctx context.Context) (*Conn, error) {
-	m.connMu.Lock()
-	defer m.connMu.Unlock()
+	select {
+	case m.connLock <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: waiting for another dial: %w", ErrNoBroker, ctx.Err())
+	}
+	defer func() { <-m.connLock }()
 	if m.conn != nil {
 		select {
 		case <-m.conn.Done():
@@ -320,16 +328,23 @@ func (m *Metadata) getConn(ctx context.Context) (*Conn, error) {
 	return nil, fmt.Errorf("%w: %w", ErrNoBroker, errors.Join(errs...))
 }
 
+// dropConn closes c and forgets it. It never waits for a dial in
+// progress: then c is no longer the view's connection (a dial starts only
+// without a live one), and the dial sets lastTried itself.
 func (m *Metadata) dropConn(c *Conn) {
-	m.connMu.Lock()
+	_ = c.Close()
+	select {
+	case m.connLock <- struct{}{}:
+	default:
+		return
+	}
 	if m.conn == c {
 		m.conn = nil
 	}
 	// The next attempt starts after this broker, whichever was dialed
 	// last (the connection may be older than other dials).
 	m.lastTried = c.Addr()
-	m.connMu.Unlock()
-	_ = c.Close()
+	<-m.connLock
 }
 
 func (m *Metadata) apply(resp *kmsg.MetadataResponse) error {
