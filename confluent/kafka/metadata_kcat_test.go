@@ -164,15 +164,25 @@ type kcatAnswer struct {
 // OffsetsForTimes what librdkafka (kcat -L, kcat -Q) is asked on the same
 // sim cluster, before and after a broker is killed, and requires the same
 // answers: the drop-in's metadata and offset lookups are librdkafka's.
+// TestOnRealKafka/metadata does the same on Apache Kafka.
 func TestMetadataAsLibrdkafka(t *testing.T) {
 	c := newCluster(t, 3, sim.Topic("u", 2, 2))
 	bootstrap := strings.Join(c.Addrs(), ",")
 	p := newProducer(t, c, nil)
-	topic := "t"
+	base := produceAtTimes(t, p, "t")
+	t.Run("healthy", func(t *testing.T) { compareWithKcat(t, p, bootstrap, "t", base) })
+	victim, _ := c.Leader("t", 0)
+	require.NoError(t, c.KillBroker(victim))
+	t.Run("a broker killed", func(t *testing.T) { compareWithKcat(t, p, bootstrap, "t", base) })
+}
 
-	// Records on t[0] at known times: ten a second apart, one going back.
+// produceAtTimes writes ten records to topic's partition 0, a second
+// apart from base but for the seventh, which goes back to base + 2.5 s;
+// it returns base.
+func produceAtTimes(t *testing.T, p *kafka.Producer, topic string) time.Time {
+	t.Helper()
 	base := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	dr := make(chan kafka.Event, 16)
+	dr := make(chan kafka.Event, 1)
 	for i := range 10 {
 		ts := base.Add(time.Duration(i) * time.Second)
 		if i == 6 {
@@ -185,77 +195,76 @@ func TestMetadataAsLibrdkafka(t *testing.T) {
 		m := (<-dr).(*kafka.Message)
 		require.NoError(t, m.TopicPartition.Error)
 	}
+	return base
+}
 
-	compare := func(t *testing.T) {
-		md, err := p.GetMetadata(nil, true, 5000)
+// compareWithKcat asks p and kcat the same metadata and offset questions
+// about topic (3 partitions, produceAtTimes's records on partition 0,
+// nothing else produced by p) and requires the same answers.
+func compareWithKcat(t *testing.T, p *kafka.Producer, bootstrap, topic string, base time.Time) {
+	md, err := p.GetMetadata(nil, true, 5000)
+	require.NoError(t, err)
+	requireMetadataAsKcat(t, md, bootstrap)
+	missing := "missing"
+	md, err = p.GetMetadata(&missing, false, 5000)
+	require.NoError(t, err)
+	require.Equal(t, kafka.ErrUnknownTopicOrPart, md.Topics[missing].Error.Code())
+	requireMetadataAsKcat(t, md, bootstrap, "-t", missing)
+	md, err = p.GetMetadata(nil, false, 5000)
+	require.NoError(t, err)
+	require.Len(t, md.Topics, 1, "the topic produced to")
+	requireMetadataAsKcat(t, md, bootstrap, "-t", topic)
+	for part := range int32(3) {
+		low, high, err := p.QueryWatermarkOffsets(topic, part, 5000)
 		require.NoError(t, err)
-		requireMetadataAsKcat(t, md, bootstrap)
-		missing := "missing"
-		md, err = p.GetMetadata(&missing, false, 5000)
-		require.NoError(t, err)
-		require.Equal(t, kafka.ErrUnknownTopicOrPart, md.Topics[missing].Error.Code())
-		requireMetadataAsKcat(t, md, bootstrap, "-t", missing)
-		md, err = p.GetMetadata(nil, false, 5000)
-		require.NoError(t, err)
-		require.Len(t, md.Topics, 1, "the topic produced to")
-		requireMetadataAsKcat(t, md, bootstrap, "-t", topic)
-
-		for part := range int32(3) {
-			low, high, err := p.QueryWatermarkOffsets(topic, part, 5000)
-			require.NoError(t, err)
-			q := fmt.Sprintf("%s:%d:", topic, part)
-			wantLow := kcatQuery(t, bootstrap, q+"-2")[fmt.Sprintf("%s[%d]", topic, part)]
-			wantHigh := kcatQuery(t, bootstrap, q+"-1")[fmt.Sprintf("%s[%d]", topic, part)]
-			require.Empty(t, wantLow.err+wantHigh.err)
-			require.Equal(t, [2]int64{wantLow.offset, wantHigh.offset}, [2]int64{low, high}, "%s[%d] watermarks", topic, part)
-		}
-		_, high, err := p.QueryWatermarkOffsets(topic, 0, 5000)
-		require.NoError(t, err)
-		require.Equal(t, int64(10), high)
-
-		// Timestamps on t[0], one kcat call each (it answers one
-		// query per partition); then t[1] (empty), a missing topic and
-		// a missing partition together.
-		stamps := []int64{
-			0, base.UnixMilli() - 1, base.UnixMilli(), base.Add(2400 * time.Millisecond).UnixMilli(),
-			base.Add(2500 * time.Millisecond).UnixMilli(), base.Add(3 * time.Second).UnixMilli(),
-			base.Add(9 * time.Second).UnixMilli(), base.Add(9001 * time.Millisecond).UnixMilli(),
-			int64(kafka.OffsetEnd), int64(kafka.OffsetBeginning),
-		}
-		var times []kafka.TopicPartition
-		var want []kcatAnswer
-		for _, ts := range stamps {
-			times = append(times, kafka.TopicPartition{Topic: &topic, Partition: 0, Offset: kafka.Offset(ts)})
-			want = append(want, kcatQuery(t, bootstrap, fmt.Sprintf("%s:0:%d", topic, ts))[topic+"[0]"])
-		}
-		mixed := kcatQuery(t, bootstrap, topic+":1:0", missing+":0:0", topic+":7:0")
-		times = append(times,
-			kafka.TopicPartition{Topic: &topic, Partition: 1, Offset: 0},
-			kafka.TopicPartition{Topic: &missing, Partition: 0, Offset: 0},
-			kafka.TopicPartition{Topic: &topic, Partition: 7, Offset: 0})
-		want = append(want, mixed[topic+"[1]"], mixed[missing+"[0]"], mixed[topic+"[7]"])
-		got, err := p.OffsetsForTimes(times, 10000)
-		require.NoError(t, err)
-		require.Len(t, got, len(times))
-		for i, w := range want {
-			where := times[i].String()
-			require.Equal(t, *times[i].Topic, *got[i].Topic, where)
-			require.Equal(t, times[i].Partition, got[i].Partition, where)
-			if w.err != "" {
-				require.Error(t, got[i].Error, where)
-				require.Equal(t, w.err, got[i].Error.(kafka.Error).Code().String(), where)
-				continue
-			}
-			require.NoError(t, got[i].Error, where)
-			require.Equal(t, w.offset, int64(got[i].Offset), where)
-		}
-		require.Equal(t, int64(3), want[4].offset, "the fixture as intended: 2.5 s finds offset 3 (3 s) before offset 6 (2.5 s)")
-		require.Equal(t, int64(-1), want[7].offset, "the fixture as intended: nothing after 9 s")
+		q := fmt.Sprintf("%s:%d:", topic, part)
+		wantLow := kcatQuery(t, bootstrap, q+"-2")[fmt.Sprintf("%s[%d]", topic, part)]
+		wantHigh := kcatQuery(t, bootstrap, q+"-1")[fmt.Sprintf("%s[%d]", topic, part)]
+		require.Empty(t, wantLow.err+wantHigh.err)
+		require.Equal(t, [2]int64{wantLow.offset, wantHigh.offset}, [2]int64{low, high}, "%s[%d] watermarks", topic, part)
 	}
-	t.Run("healthy", compare)
-	victim, _ := c.Leader(topic, 0)
-	require.NoError(t, c.KillBroker(victim))
-	t.Run("a broker killed", compare)
+	_, high, err := p.QueryWatermarkOffsets(topic, 0, 5000)
+	require.NoError(t, err)
+	require.Equal(t, int64(10), high)
+
+	// Timestamps on t[0], one kcat call each (it answers one
+	// query per partition); then t[1] (empty), a missing topic and
+	// a missing partition together.
+	stamps := []int64{
+		0, base.UnixMilli() - 1, base.UnixMilli(), base.Add(2400 * time.Millisecond).UnixMilli(),
+		base.Add(2500 * time.Millisecond).UnixMilli(), base.Add(3 * time.Second).UnixMilli(),
+		base.Add(9 * time.Second).UnixMilli(), base.Add(9001 * time.Millisecond).UnixMilli(),
+		int64(kafka.OffsetEnd), int64(kafka.OffsetBeginning),
+	}
+	var times []kafka.TopicPartition
+	var want []kcatAnswer
+	for _, ts := range stamps {
+		times = append(times, kafka.TopicPartition{Topic: &topic, Partition: 0, Offset: kafka.Offset(ts)})
+		want = append(want, kcatQuery(t, bootstrap, fmt.Sprintf("%s:0:%d", topic, ts))[topic+"[0]"])
+	}
+	mixed := kcatQuery(t, bootstrap, topic+":1:0", missing+":0:0", topic+":7:0")
+	times = append(times,
+		kafka.TopicPartition{Topic: &topic, Partition: 1, Offset: 0},
+		kafka.TopicPartition{Topic: &missing, Partition: 0, Offset: 0},
+		kafka.TopicPartition{Topic: &topic, Partition: 7, Offset: 0})
+	want = append(want, mixed[topic+"[1]"], mixed[missing+"[0]"], mixed[topic+"[7]"])
+	got, err := p.OffsetsForTimes(times, 10000)
+	require.NoError(t, err)
+	require.Len(t, got, len(times))
+	for i, w := range want {
+		where := times[i].String()
+		require.Equal(t, *times[i].Topic, *got[i].Topic, where)
+		require.Equal(t, times[i].Partition, got[i].Partition, where)
+		if w.err != "" {
+			require.Error(t, got[i].Error, where)
+			require.Equal(t, w.err, got[i].Error.(kafka.Error).Code().String(), where)
+			continue
+		}
+		require.NoError(t, got[i].Error, where)
+		require.Equal(t, w.offset, int64(got[i].Offset), where)
+	}
+	require.Equal(t, int64(3), want[4].offset, "the fixture as intended: 2.5 s finds offset 3 (3 s) before offset 6 (2.5 s)")
+	require.Equal(t, int64(-1), want[7].offset, "the fixture as intended: nothing after 9 s")
 }
 
 // TestMetadataCallErrors: timeouts when no broker answers, ErrState after

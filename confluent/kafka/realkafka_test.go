@@ -31,8 +31,9 @@ const (
 // "oauthbearer" produces through the broker's SASL OAUTHBEARER listeners
 // as a confluent-kafka-go application configures them. Without Java or
 // the Kafka jars it is skipped with kafkatest's message on how to fetch
-// them (and fails under CI=true). Cost: one cluster launch (tens of
-// seconds) plus about 20 s.
+// them (and fails under CI=true). "metadata" compares GetMetadata,
+// QueryWatermarkOffsets and OffsetsForTimes with kcat's answers. Cost: one
+// cluster launch (tens of seconds) plus about 20 s.
 func TestOnRealKafka(t *testing.T) {
 	kafkatest.Require(t)
 	dir := buildPrograms(t)
@@ -43,7 +44,7 @@ func TestOnRealKafka(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	counts := map[string]int{"async": 3000, "events": 3000, "sync": 100, "keyed": 2000}
-	topics := []string{"oauth-jwt", "oauth-refresh"}
+	topics := []string{"oauth-jwt", "oauth-refresh", "metadata"}
 	for _, name := range programNames[:4] {
 		topics = append(topics, "confluent-"+name)
 	}
@@ -63,6 +64,13 @@ func TestOnRealKafka(t *testing.T) {
 				}
 			})
 		}
+	})
+	t.Run("metadata", func(t *testing.T) {
+		// GetMetadata, QueryWatermarkOffsets and OffsetsForTimes against
+		// librdkafka's answers (kcat) from Apache Kafka itself.
+		p := realProducer(t, c.Addrs(), nil)
+		base := produceAtTimes(t, p, "metadata")
+		compareWithKcat(t, p, strings.Join(c.Addrs(), ","), "metadata", base)
 	})
 	t.Run("oauthbearer", func(t *testing.T) {
 		t.Run("unsecure-jwt", func(t *testing.T) { oauthUnsecureJWT(t, c) })
