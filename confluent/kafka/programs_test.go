@@ -2,6 +2,7 @@ package kafka_test
 
 import (
 	"bytes"
+	"fmt"
 	"context"
 	"encoding/json"
 	"os"
@@ -193,6 +194,7 @@ func TestPrograms(t *testing.T) {
 				for _, r := range got {
 					require.Less(t, r.partition, int32(2), "sync names partitions 0 and 1")
 				}
+				checkSyncLookups(t, out, "t", 4, log)
 			case "keyed":
 				checkKeyed(t, log)
 			}
@@ -216,5 +218,18 @@ func checkKeyed(t *testing.T, log map[int32][]readback.Record) {
 			i, _ := strconv.Atoi(seq)
 			require.Equal(t, "user-"+strconv.Itoa(i%7), string(r.Key))
 		}
+	}
+}
+
+// checkSyncLookups checks what the sync program printed from GetMetadata
+// and QueryWatermarkOffsets against the log read back.
+func checkSyncLookups(t *testing.T, out, topic string, parts int, log map[int32][]readback.Record) {
+	t.Helper()
+	require.Contains(t, out, fmt.Sprintf("Topic %s has %d partitions\n", topic, parts))
+	for part := range int32(2) {
+		recs := log[part]
+		require.NotEmpty(t, recs)
+		want := fmt.Sprintf("Watermarks %s[%d]: %d %d\n", topic, part, recs[0].Offset, recs[len(recs)-1].Offset+1)
+		require.Contains(t, out, want)
 	}
 }

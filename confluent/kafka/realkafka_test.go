@@ -57,10 +57,13 @@ func TestOnRealKafka(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				topic := "confluent-" + name
 				n := counts[name]
-				got, _ := runProgram(t, dir, name, c.Addrs(), topic, n)
+				got, out := runProgram(t, dir, name, c.Addrs(), topic, n)
 				log := verify(t, c.Addrs(), topic, values(name, n), got, true)
-				if name == "keyed" {
+				switch name {
+				case "keyed":
 					checkKeyed(t, log)
+				case "sync":
+					checkSyncLookups(t, out, topic, 4, log)
 				}
 			})
 		}
