@@ -147,3 +147,70 @@ func ExampleProduceConnections() {
 	// ProduceConnections(1): partitions' batches on 1 connection(s)
 	// ProduceConnections(2): partitions' batches on 2 connection(s)
 }
+
+func ExampleProducer_Metadata() {
+	c := exampleCluster()
+	defer c.Close()
+	p, err := client.NewProducer(client.Brokers(c.Addrs()...))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer p.Close(context.Background())
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	md, err := p.Metadata(ctx, "orders", "invoices")
+	if err != nil {
+		log.Fatal(err) // no broker answered
+	}
+	fmt.Printf("%d brokers\n", len(md.Brokers))
+	for _, t := range md.Topics {
+		if errors.Is(t.Err, client.ErrUnknownTopic) {
+			fmt.Printf("%s: no such topic\n", t.Topic)
+			continue
+		}
+		for _, pt := range t.Partitions {
+			fmt.Printf("%s[%d]: leader %d, in sync %d of %d\n", t.Topic, pt.Partition, pt.Leader, len(pt.ISR), len(pt.Replicas))
+		}
+	}
+	// Output:
+	// 3 brokers
+	// invoices: no such topic
+	// orders[0]: leader 0, in sync 3 of 3
+	// orders[1]: leader 1, in sync 3 of 3
+	// orders[2]: leader 2, in sync 3 of 3
+}
+
+func ExampleProducer_Watermarks() {
+	c := exampleCluster()
+	defer c.Close()
+	p, err := client.NewProducer(client.Brokers(c.Addrs()...))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer p.Close(context.Background())
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	for i := range 3 {
+		r := &client.Record{Topic: "orders", Partition: 2, HasPartition: true,
+			Value: fmt.Appendf(nil, "order %d", i), Timestamp: start.Add(time.Duration(i) * time.Hour)}
+		if err := p.ProduceSync(ctx, r).FirstErr(); err != nil {
+			log.Fatal(err)
+		}
+	}
+	low, high, err := p.Watermarks(ctx, "orders", 2)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("orders[2] holds offsets %d to %d\n", low, high-1)
+	off, err := p.OffsetForTime(ctx, "orders", 2, start.Add(90*time.Minute))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("first record from 10:30: offset %d\n", off)
+	// Output:
+	// orders[2] holds offsets 0 to 2
+	// first record from 10:30: offset 2
+}

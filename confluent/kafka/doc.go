@@ -7,14 +7,15 @@
 // Same names, fields, signatures and semantics: ConfigMap, NewProducer,
 // Produce(*Message, chan Event), Events() (delivery reports as *Message,
 // Error events, *Stats), Flush(timeoutMs) int, Len(), Close(),
-// GetFatalError(), ProduceChannel() (deprecated upstream too), Message,
+// GetFatalError(), ProduceChannel() (deprecated upstream too),
+// GetMetadata, QueryWatermarkOffsets, OffsetsForTimes, Metadata, Message,
 // TopicPartition, PartitionAny, Header, Timestamp/TimestampType, Opaque,
 // Offset, Error with Code(), String(), IsFatal(), IsRetriable(), IsTimeout(),
 // and librdkafka's ErrorCode values (ErrMsgTimedOut, ErrQueueFull, …).
 //
 // What differs: there is no Consumer, AdminClient or transactions API
-// (InitTransactions…), no Purge, Logs, GetMetadata or SetSaslCredentials; a
-// program using them does not compile. The idempotent producer never goes
+// (InitTransactions…), no Purge, Logs or SetSaslCredentials; a program
+// using them does not compile. The idempotent producer never goes
 // fatal: where librdkafka raises "Local: Fatal error … sequence
 // desynchronization" and stops (confluent-kafka-go#830), rollsafe reads the
 // partition's log back, resends only what is proven absent under a new

@@ -127,3 +127,27 @@ func ExampleStats() {
 		}
 	}
 }
+
+// Checking a topic at start-up, as confluent-kafka-go programs do.
+func ExampleProducer_GetMetadata() {
+	p, err := kafka.NewProducer(&kafka.ConfigMap{"bootstrap.servers": "localhost:9092"})
+	if err != nil {
+		panic(err)
+	}
+	defer p.Close()
+	topic := "orders"
+	md, err := p.GetMetadata(&topic, false, 10000)
+	if err != nil {
+		// ErrTransport: no broker reachable; ErrTimedOut: none answered.
+		fmt.Printf("Metadata: %v\n", err)
+		return
+	}
+	if tm := md.Topics[topic]; tm.Error.Code() != kafka.ErrNoError {
+		fmt.Printf("Topic %s: %v\n", topic, tm.Error) // ErrUnknownTopicOrPart: not created
+		return
+	}
+	low, high, err := p.QueryWatermarkOffsets(topic, 0, 10000)
+	if err == nil {
+		fmt.Printf("%s[0] holds offsets %d..%d\n", topic, low, high-1)
+	}
+}
