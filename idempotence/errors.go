@@ -23,6 +23,9 @@ var (
 	// ErrClosed means the producer was closed before the batch was
 	// resolved. It is always joined with ErrNotWritten or ErrOutcomeUnknown.
 	ErrClosed = errors.New("producer closed")
+	// ErrPurged means the caller purged the batch (Purge) before it was
+	// resolved. It is always joined with ErrNotWritten or ErrOutcomeUnknown.
+	ErrPurged = errors.New("purged")
 	// ErrInvalidBatch means Enqueue or Split was given an unusable batch
 	// (duplicate id, no records). It is joined with ErrNotWritten.
 	ErrInvalidBatch = errors.New("idempotence: invalid batch")
@@ -53,6 +56,8 @@ var (
 	errStoppedLoss       = fmt.Errorf("%w after %w: %w", ErrPartitionStopped, ErrDataLoss, ErrNotWritten)
 	errClosed            = fmt.Errorf("%w: %w", ErrClosed, ErrNotWritten)
 	errClosedUnknown     = fmt.Errorf("%w: %w", ErrClosed, ErrOutcomeUnknown)
+	errPurged            = fmt.Errorf("%w: %w", ErrPurged, ErrNotWritten)
+	errPurgedUnknown     = fmt.Errorf("%w: %w", ErrPurged, ErrOutcomeUnknown)
 	errDuplicateID       = fmt.Errorf("%w: duplicate batch id: %w", ErrInvalidBatch, ErrNotWritten)
 	errNoRecords         = fmt.Errorf("%w: batch without records: %w", ErrInvalidBatch, ErrNotWritten)
 )

@@ -296,7 +296,22 @@ func TestRandomWalk(t *testing.T) {
 		w.tailErrs = rng.IntN(3)
 		truncations := rng.IntN(3) == 0
 		faults := rng.IntN(14)
+		// Every fourth walk purges now and then (the queue, or the queue
+		// and what is in flight) and enqueues more batches after it: the
+		// producer goes on.
+		purges := 0
+		if seed%4 == 1 {
+			purges = 1 + rng.IntN(3)
+		}
 		for steps := 0; steps < 2000; steps++ {
+			if purges > 0 && rng.IntN(8) == 0 {
+				purges--
+				inFlight := rng.IntN(2) == 0
+				w.logf("purge in-flight=%v", inFlight)
+				w.pr.purge(inFlight)
+				w.pump()
+				w.enqueueMore(rng)
+			}
 			busy := w.busy()
 			if len(busy) == 0 && len(w.late) > 0 {
 				w.processLate()
@@ -339,14 +354,35 @@ func TestRandomWalk(t *testing.T) {
 			t.Fatalf("seed %d: walk did not finish", seed)
 		}
 		for _, line := range w.trace {
-			for _, k := range []string{"expired every producer", "read tail", "bumped", "new producer id", "failed", "delivered", "send", "deadline", "unknown-processed", "restart", "code 45", "code 47", "truncated", "data loss", "split", "fatal", "leader-move", "late p", "compacted"} {
+			for _, k := range []string{"purge", "purged", "expired every producer", "read tail", "bumped", "new producer id", "failed", "delivered", "send", "deadline", "unknown-processed", "restart", "code 45", "code 47", "truncated", "data loss", "split", "fatal", "leader-move", "late p", "compacted"} {
 				if strings.Contains(line, k) {
 					stats[k]++
 				}
 			}
 		}
-		w.quiesce(!deadlines && !w.sawTailErr && !w.sawFatal)
+		w.quiesce(!deadlines && !w.sawTailErr && !w.sawFatal && !w.sawPurge)
 	}
+}
+
+// enqueueMore adds one to three batches to a random partition, after the
+// ones it has.
+func (w *world) enqueueMore(rng *rand.Rand) {
+	tp := w.tps[rng.IntN(len(w.tps))]
+	last := -1.0
+	for _, b := range w.wb {
+		if b.tp == tp && b.idx+b.width > last {
+			last = b.idx + b.width
+		}
+	}
+	for range 1 + rng.IntN(3) {
+		w.nextID++
+		recs := int32(1 + rng.IntN(3))
+		w.wb[w.nextID] = &wbatch{tp: tp, idx: last, width: 1, records: recs, offset: -2}
+		w.ids = append(w.ids, w.nextID)
+		w.pr.enqueue(tp, w.nextID, recs, time.Time{}, w.stamp)
+		last++
+	}
+	w.pump()
 }
 
 // newWorldStamped rebuilds w with the same batches (and deadlines), each
@@ -354,6 +390,7 @@ func TestRandomWalk(t *testing.T) {
 func newWorldStamped(w *world, stamp time.Time) *world {
 	nw := newWorld(w.fatalf, w.pr.cfg, w.m.epochPerPID, nil, w.pr.epoch)
 	nw.tailErrs = w.tailErrs
+	nw.stamp = stamp
 	for _, tp := range w.tps {
 		nw.tps = append(nw.tps, tp)
 		nw.seqKey[tp] = map[numbering]int32{}

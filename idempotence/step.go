@@ -4,7 +4,7 @@ import "time"
 
 // Input is one thing that happened to the producer, fed to Step. The set is
 // closed: SetIdentity, NewBatch, LeaderChanged, Answer, TailRead,
-// SplitBatch, Tick and Close. Most answer an earlier output: SetIdentity
+// SplitBatch, Tick, Purge and Close. Most answer an earlier output: SetIdentity
 // answers NeedProducerID, LeaderChanged answers RefreshMetadata, Answer
 // answers a Send, TailRead answers ReadTail and SplitBatch answers
 // NeedSplit.
@@ -83,6 +83,18 @@ type SplitBatch struct {
 // asked again. Feed it at NextWake.
 type Tick struct{}
 
+// Purge fails, at once, every batch certainly not in the log — never sent,
+// or every attempt refused — with ErrPurged and ErrNotWritten, leaving
+// no trace in the sequence (a numbered one's place is closed by an epoch
+// bump, as for a delivery timeout). With InFlight it also fails every
+// batch that may be in the log or land there (in flight, or an attempt's
+// outcome unknown) with ErrPurged and ErrOutcomeUnknown: such a batch is
+// never sent again and stays, unseen by the caller, until its answer or a
+// log read settles its sequence. Batches waiting to be split (NeedSplit)
+// are left: their parts belong to the caller's split. The producer goes on
+// taking batches.
+type Purge struct{ InFlight bool }
+
 // Close finishes every unfinished batch: one never written (or only ever
 // refused) fails with ErrClosed and ErrNotWritten, one that may be in the
 // log with ErrClosed and ErrOutcomeUnknown. Nothing is sent afterwards and
@@ -96,6 +108,7 @@ func (Answer) isInput()        {}
 func (TailRead) isInput()      {}
 func (SplitBatch) isInput()    {}
 func (Tick) isInput()          {}
+func (Purge) isInput()         {}
 func (Close) isInput()         {}
 
 // Ready is what the Producer asks the caller to do, accumulated over the
@@ -137,6 +150,8 @@ func (pr *Producer) Step(in Input, now time.Time) {
 		pr.splitWith(x.TP, x.ID, x.Parts, x.Err)
 	case Tick:
 		pr.tick(now)
+	case Purge:
+		pr.purge(x.InFlight)
 	case Close:
 		pr.close()
 	}
@@ -148,7 +163,7 @@ func (pr *Producer) Step(in Input, now time.Time) {
 		pr.wakeTP(x.TP)
 	case TailRead:
 		pr.wakeTP(x.TP)
-	case SetIdentity, Tick:
+	case SetIdentity, Tick, Purge:
 		for _, p := range pr.order {
 			pr.wake(p)
 		}

@@ -93,8 +93,10 @@ type world struct {
 	// step, as Kafka's periodic expiry does to producers writing records
 	// stamped longer ago than producer.id.expiration.ms.
 	forgetful   bool
+	stamp       time.Time // the batches' record timestamp (zero: unknown)
 	sawTailErr  bool
 	sawFatal    bool
+	sawPurge    bool // a batch failed with ErrPurged
 	leaderEpoch map[TopicPartition]int32
 	nextID      BatchID
 	trace       []string
@@ -345,6 +347,10 @@ func (w *world) event(e Event) {
 			w.fail("batch %d completed twice", e.ID)
 		}
 		b.failed = e.Err
+		if errors.Is(e.Err, ErrPurged) {
+			w.sawPurge = true
+			w.logf("purged %d", e.ID)
+		}
 		switch {
 		case errors.Is(e.Err, ErrNotWritten):
 			if n, _ := w.m.count(e.TP, e.ID); n != 0 {
