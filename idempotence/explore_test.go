@@ -299,14 +299,26 @@ func TestRandomWalk(t *testing.T) {
 		// Every fourth walk purges now and then (the queue, or the queue
 		// and what is in flight) and enqueues more batches after it: the
 		// producer goes on.
-		purges := 0
+		purges, purgeInFlight := 0, false
 		if seed%4 == 1 {
 			purges = 1 + rng.IntN(3)
+			// A purge of what is in flight leaves sequence holes, closed
+			// by a bump after a read: like a deadline, it meets the known
+			// limit of a request processed after the read (fLate), so
+			// those walks leave late requests out.
+			purgeInFlight = rng.IntN(2) == 0
 		}
+		// Late requests meet that known limit (README, "What a tail read
+		// can prove") whenever a batch may be renumbered after a read:
+		// after a deadline's or a purge's hole, a truncation, a forgotten
+		// producer. Only walks without those have them (200,000 walks
+		// found the limit at seeds 10064, deadlines, and 41779, a
+		// truncation, when they had them too).
+		lateOK := !forgetful && !deadlines && !truncations && !purgeInFlight
 		for steps := 0; steps < 2000; steps++ {
 			if purges > 0 && rng.IntN(8) == 0 {
 				purges--
-				inFlight := rng.IntN(2) == 0
+				inFlight := purgeInFlight && rng.IntN(2) == 0
 				w.logf("purge in-flight=%v", inFlight)
 				w.pr.purge(inFlight)
 				w.pump()
@@ -341,7 +353,7 @@ func TestRandomWalk(t *testing.T) {
 					f = fMove
 				case x == 4:
 					f = fLeaderless
-				case x == 5 && !forgetful:
+				case x == 5 && lateOK:
 					f = fLate
 				case x == 6:
 					f = fCompact

@@ -1,8 +1,11 @@
 package idempotence
 
-// purge applies Purge: what is certainly not in the log fails as not
-// written, and with inFlight what may be in it is reported unknown, as a
-// delivery deadline does (expire), with ErrPurged.
+// purge applies Purge. Without inFlight only batches never sent under
+// their numbering go (no sequence moves, so nothing needs a bump); with it,
+// every unfinished batch does, as a delivery deadline takes it (expire):
+// one every attempt of which was refused fails not written and leaves a
+// hole the next epoch closes, one that may be in the log is reported
+// unknown and settled by its answer or a read.
 func (pr *Producer) purge(inFlight bool) {
 	if pr.closed {
 		return
@@ -13,19 +16,18 @@ func (pr *Producer) purge(inFlight bool) {
 			switch {
 			case b.st == stAcked, b.st == stAwaitSplit, b.reported:
 				// In the log; the caller's to split; already told.
-			case b.st == stQueued || b.st == stNotAppended:
-				// Never sent under its numbering, or every attempt
-				// refused: not written. A sequence it held leaves a
-				// hole the next epoch closes.
-				if b.numbered {
-					p.needBump = true
-				}
+			case b.st == stQueued:
 				pr.fail(p, b, errPurged)
 				i--
-			case inFlight:
+			case !inFlight:
+				// Sent: it holds a sequence, so it counts as in flight.
+			case b.st == stNotAppended:
+				p.needBump = true
+				pr.fail(p, b, errPurged)
+				i--
+			default:
 				// In flight, or an attempt's outcome unknown: it may be
-				// in the log or land there. Never sent again; its answer
-				// or a read settles its sequence (see expire).
+				// in the log or land there. Never sent again.
 				b.expired = true
 				b.reported = true
 				pr.emit(Failed{TP: p.tp, ID: b.id, Err: errPurgedUnknown})

@@ -83,16 +83,16 @@ type SplitBatch struct {
 // asked again. Feed it at NextWake.
 type Tick struct{}
 
-// Purge fails, at once, every batch certainly not in the log — never sent,
-// or every attempt refused — with ErrPurged and ErrNotWritten, leaving
-// no trace in the sequence (a numbered one's place is closed by an epoch
-// bump, as for a delivery timeout). With InFlight it also fails every
-// batch that may be in the log or land there (in flight, or an attempt's
-// outcome unknown) with ErrPurged and ErrOutcomeUnknown: such a batch is
-// never sent again and stays, unseen by the caller, until its answer or a
-// log read settles its sequence. Batches waiting to be split (NeedSplit)
-// are left: their parts belong to the caller's split. The producer goes on
-// taking batches.
+// Purge fails, at once, every batch never sent under its numbering (it
+// holds no sequence) with ErrPurged and ErrNotWritten. With InFlight it
+// also fails every batch sent and unfinished: one every attempt of which
+// was refused with ErrPurged and ErrNotWritten (its sequence's place is
+// closed by an epoch bump, as for a delivery timeout), one that may be in
+// the log or land there (in flight, or an attempt's outcome unknown) with
+// ErrPurged and ErrOutcomeUnknown: such a batch is never sent again and
+// stays, unseen by the caller, until its answer or a log read settles its
+// sequence. Batches waiting to be split (NeedSplit) are left: their parts
+// belong to the caller's split. The producer goes on taking batches.
 type Purge struct{ InFlight bool }
 
 // Close finishes every unfinished batch: one never written (or only ever

@@ -256,6 +256,11 @@ func (pr *Producer) rewriteLostUndelivered(p *partition, t Tail) {
 		}
 		p.history = kept
 		b.st, b.offset, b.unknown = stNotAppended, -1, false
+		// Unfinished again: its deadline counts (expire skipped it
+		// while acknowledged).
+		if !b.deadline.IsZero() && !b.expired && (p.nextDue.IsZero() || b.deadline.Before(p.nextDue)) {
+			p.nextDue = b.deadline
+		}
 	}
 }
 
