@@ -41,6 +41,9 @@ var (
 	ErrAuthorization = errors.New("client: not authorized")
 	// ErrClosed: the producer was closed before the record was resolved.
 	ErrClosed = idempotence.ErrClosed
+	// ErrPurged: Purge failed the record before it was resolved; joined
+	// with ErrNotWritten or ErrOutcomeUnknown.
+	ErrPurged = idempotence.ErrPurged
 	// ErrBrokersUnreachable: no broker could be reached to learn the
 	// topic's metadata; the error is a *BrokersUnreachableError naming
 	// the addresses tried. The record was never sent (ErrNotWritten).

@@ -43,6 +43,7 @@ type loop struct {
 	failing   map[idempotence.TopicPartition]*failStreak // partitions whose attempts fail, until one is acknowledged
 
 	later  []idempotence.Input // follow-up inputs produced while acting on Ready
+	purged []chan struct{}     // Purge calls to answer once the machine's answer is acted on
 	timer  *time.Timer
 	exited chan struct{}
 
@@ -167,6 +168,10 @@ func (l *loop) run() {
 		}
 		l.in.recycle(items)
 		l.act()
+		for _, done := range l.purged {
+			close(done)
+		}
+		l.purged = l.purged[:0]
 		l.pumpAll()
 		if l.closed {
 			l.shutdown()
@@ -187,6 +192,9 @@ func (l *loop) apply(x any) {
 		l.leaders(nil)
 	case identityIn:
 		l.identity(v)
+	case purgeIn:
+		l.step(idempotence.Purge{Queued: v.what&PurgeQueued != 0, InFlight: v.what&PurgeInFlight != 0})
+		l.purged = append(l.purged, v.done)
 	case closeIn:
 		l.closed = true
 		l.step(idempotence.Close{})
@@ -401,6 +409,8 @@ func inputKey(x any) inKey {
 		return inKey{rank: 3}
 	case identityIn:
 		return inKey{rank: 4}
+	case purgeIn:
+		return inKey{rank: 8}
 	case closeIn:
 		return inKey{rank: 9}
 	}

@@ -318,9 +318,12 @@ func TestRandomWalk(t *testing.T) {
 		for steps := 0; steps < 2000; steps++ {
 			if purges > 0 && rng.IntN(8) == 0 {
 				purges--
-				inFlight := purgeInFlight && rng.IntN(2) == 0
-				w.logf("purge in-flight=%v", inFlight)
-				w.pr.purge(inFlight)
+				queued, inFlight := true, purgeInFlight && rng.IntN(2) == 0
+				if inFlight {
+					queued = rng.IntN(2) == 0
+				}
+				w.logf("purge queued=%v in-flight=%v", queued, inFlight)
+				w.pr.purge(queued, inFlight)
 				w.pump()
 				w.enqueueMore(rng)
 			}

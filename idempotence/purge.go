@@ -1,12 +1,12 @@
 package idempotence
 
-// purge applies Purge. Without inFlight only batches never sent under
-// their numbering go (no sequence moves, so nothing needs a bump); with it,
-// every unfinished batch does, as a delivery deadline takes it (expire):
-// one every attempt of which was refused fails not written and leaves a
-// hole the next epoch closes, one that may be in the log is reported
-// unknown and settled by its answer or a read.
-func (pr *Producer) purge(inFlight bool) {
+// purge applies Purge. queued takes the batches never sent under their
+// numbering (no sequence moves, so nothing needs a bump); inFlight the
+// others, as a delivery deadline takes them (expire): one every attempt of
+// which was refused fails not written and leaves a hole the next epoch
+// closes, one that may be in the log is reported unknown and settled by its
+// answer or a read.
+func (pr *Producer) purge(queued, inFlight bool) {
 	if pr.closed {
 		return
 	}
@@ -17,8 +17,10 @@ func (pr *Producer) purge(inFlight bool) {
 			case b.st == stAcked, b.st == stAwaitSplit, b.reported:
 				// In the log; the caller's to split; already told.
 			case b.st == stQueued:
-				pr.fail(p, b, errPurged)
-				i--
+				if queued {
+					pr.fail(p, b, errPurged)
+					i--
+				}
 			case !inFlight:
 				// Sent: it holds a sequence, so it counts as in flight.
 			case b.st == stNotAppended:

@@ -83,9 +83,9 @@ type SplitBatch struct {
 // asked again. Feed it at NextWake.
 type Tick struct{}
 
-// Purge fails, at once, every batch never sent under its numbering (it
-// holds no sequence) with ErrPurged and ErrNotWritten. With InFlight it
-// also fails every batch sent and unfinished: one every attempt of which
+// Purge fails batches at once. Queued: every batch never sent under its
+// numbering (it holds no sequence), with ErrPurged and ErrNotWritten.
+// InFlight: every batch sent and unfinished — one every attempt of which
 // was refused with ErrPurged and ErrNotWritten (its sequence's place is
 // closed by an epoch bump, as for a delivery timeout), one that may be in
 // the log or land there (in flight, or an attempt's outcome unknown) with
@@ -93,7 +93,7 @@ type Tick struct{}
 // stays, unseen by the caller, until its answer or a log read settles its
 // sequence. Batches waiting to be split (NeedSplit) are left: their parts
 // belong to the caller's split. The producer goes on taking batches.
-type Purge struct{ InFlight bool }
+type Purge struct{ Queued, InFlight bool }
 
 // Close finishes every unfinished batch: one never written (or only ever
 // refused) fails with ErrClosed and ErrNotWritten, one that may be in the
@@ -151,7 +151,7 @@ func (pr *Producer) Step(in Input, now time.Time) {
 	case Tick:
 		pr.tick(now)
 	case Purge:
-		pr.purge(x.InFlight)
+		pr.purge(x.Queued, x.InFlight)
 	case Close:
 		pr.close()
 	}
