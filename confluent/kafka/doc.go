@@ -8,14 +8,15 @@
 // Produce(*Message, chan Event), Events() (delivery reports as *Message,
 // Error events, *Stats), Flush(timeoutMs) int, Len(), Close(),
 // GetFatalError(), ProduceChannel() (deprecated upstream too),
-// GetMetadata, QueryWatermarkOffsets, OffsetsForTimes, Metadata, Message,
+// GetMetadata, QueryWatermarkOffsets, OffsetsForTimes, Purge (PurgeQueue,
+// PurgeInFlight, PurgeNonBlocking), Metadata, Message,
 // TopicPartition, PartitionAny, Header, Timestamp/TimestampType, Opaque,
 // Offset, Error with Code(), String(), IsFatal(), IsRetriable(), IsTimeout(),
 // and librdkafka's ErrorCode values (ErrMsgTimedOut, ErrQueueFull, …).
 //
 // What differs: there is no Consumer, AdminClient or transactions API
-// (InitTransactions…), no Purge, Logs or SetSaslCredentials; a program
-// using them does not compile. The idempotent producer never goes
+// (InitTransactions…), no Logs or SetSaslCredentials; a program using them
+// does not compile. The idempotent producer never goes
 // fatal: where librdkafka raises "Local: Fatal error … sequence
 // desynchronization" and stops (confluent-kafka-go#830), rollsafe reads the
 // partition's log back, resends only what is proven absent under a new
@@ -40,7 +41,7 @@
 //	client.ErrBufferFull             ErrQueueFull (Produce returns it at once)
 //	client.ErrAuthentication         ErrAuthentication
 //	client.ErrAuthorization          the broker's code (ErrTopicAuthorizationFailed…)
-//	client.ErrClosed                 ErrPurgeQueue (not written) / ErrPurgeInflight (maybe written)
+//	client.ErrClosed, ErrPurged      ErrPurgeQueue (not written) / ErrPurgeInflight (maybe written)
 //	client.ErrPartitionStopped       ErrInconsistent
 //	a broker error code              that code (Kafka's codes are librdkafka's positive codes)
 //	anything else                    ErrFail

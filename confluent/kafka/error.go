@@ -159,7 +159,7 @@ func deliveryError(err error) Error {
 		e.code = ErrAuthentication
 	case errors.Is(err, client.ErrAuthorization) && !hasCode:
 		e.code = ErrTopicAuthorizationFailed
-	case errors.Is(err, client.ErrClosed):
+	case errors.Is(err, client.ErrClosed), errors.Is(err, client.ErrPurged):
 		e.code = ErrPurgeQueue
 		if !errors.Is(err, client.ErrNotWritten) {
 			e.code = ErrPurgeInflight

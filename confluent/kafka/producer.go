@@ -449,3 +449,77 @@ func (p *Producer) GetFatalError() error {
 	}
 	return nil
 }
+
+// Purge flags, librdkafka's values (rd_kafka_purge).
+const (
+	// PurgeInFlight purges messages in-flight to or from the broker.
+	// Purging these messages will void any future acknowledgements from
+	// the broker, making it impossible for the application to know if
+	// these messages were successfully delivered or not.
+	PurgeInFlight = 0x2
+	// PurgeQueue purges messages in internal queues.
+	PurgeQueue = 0x1
+	// PurgeNonBlocking does not wait for the purge to finish: Purge
+	// returns at once and the delivery reports follow.
+	PurgeNonBlocking = 0x4
+)
+
+// Purge messages currently handled by this producer instance.
+//
+// flags is a combination of PurgeQueue, PurgeInFlight and
+// PurgeNonBlocking.
+//
+// The application will need to read the Events() channel (or the
+// delivery channels given to Produce), or call Flush, after this call to
+// serve delivery reports for the purged messages.
+//
+// Messages purged from internal queues fail with the delivery report error
+// code set to ErrPurgeQueue (MsgStatusNotPersisted: certainly not in the
+// log, client.ErrNotWritten), while purged messages that are in-flight to
+// or from the broker will fail with the error code set to ErrPurgeInflight
+// (MsgStatusPossiblyPersisted, client.ErrOutcomeUnknown) — or
+// ErrPurgeQueue when every attempt of theirs was refused.
+//
+// The producer goes on after a purge: the partitions resume where they
+// were, a sequence a purged message left open closed by a new epoch, as
+// after a message timeout; nothing already delivered is written again.
+//
+// Returns nil on success, ErrInvalidArg if the purge flags are invalid or
+// unknown, ErrState after Close.
+func (p *Producer) Purge(flags int) error {
+	if flags&^(PurgeQueue|PurgeInFlight|PurgeNonBlocking) != 0 {
+		return newErrorFromString(ErrInvalidArg, fmt.Sprintf("Invalid purge flags 0x%x", flags))
+	}
+	var what client.PurgeFlags
+	if flags&PurgeQueue != 0 {
+		what |= client.PurgeQueued
+	}
+	if flags&PurgeInFlight != 0 {
+		what |= client.PurgeInFlight
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return newErrorFromString(ErrState, "Operation not allowed on closed client")
+	}
+	if what == 0 {
+		p.mu.Unlock()
+		return nil
+	}
+	if flags&PurgeNonBlocking != 0 {
+		p.wg.Add(1)
+		p.mu.Unlock()
+		go func() {
+			defer p.wg.Done()
+			_ = p.c.Purge(p.ctx, what)
+		}()
+		return nil
+	}
+	p.producing.Add(1) // Close waits for it
+	p.mu.Unlock()
+	defer p.producing.Done()
+	if err := p.c.Purge(p.ctx, what); err != nil {
+		return newErrorFromString(ErrState, err.Error())
+	}
+	return nil
+}
