@@ -100,6 +100,11 @@ func (l *loop) dispatch(sends []idempotence.Send) {
 	for _, snd := range sends {
 		bs := l.batches[snd.ID]
 		if bs == nil {
+			// Finished in the same Ready, before its Send was acted on
+			// (Purge of what is in flight reports a batch whose Send it
+			// has just emitted): it never leaves, and the machine, which
+			// waits for every Send's answer, hears so.
+			l.later = append(l.later, idempotence.Answer{TP: snd.TP, ID: snd.ID, Response: neverWritten})
 			continue
 		}
 		tp := idempotence.TopicPartition{Topic: bs.b.TP.Topic, Partition: bs.b.TP.Partition}

@@ -40,7 +40,9 @@ type ReadTail struct {
 
 // DataLoss reports acknowledged records missing from the log: offsets
 // FromOffset..ToOffset (inclusive) had been acknowledged and are gone.
-// Records counts the acknowledged records known in that range. A partition
+// Records counts the acknowledged records known in that range. Only batches
+// the caller heard were delivered count: one reported unknown (a deadline,
+// a purge) and acknowledged afterwards is not reported lost. A partition
 // remembers its last 64 acknowledged batches one by one and, below them, the
 // run of its offsets without another producer's between; a loss reaching
 // below both (or, below the batches, records written over the truncated

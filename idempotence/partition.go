@@ -10,10 +10,14 @@ import (
 const historySize = 64
 
 // ackRec is an acknowledged batch: its header and its place in the log.
+// untold: the caller was told its outcome is unknown (a deadline, a purge)
+// before the acknowledgement came, so it never heard it was written; its
+// loss is not reported (the place it held still tells a truncation).
 type ackRec struct {
 	base    int64
 	records int32
 	key     tailKey
+	untold  bool
 }
 
 func (a ackRec) end() int64 { return a.base + int64(a.records) - 1 }
@@ -154,7 +158,7 @@ func (p *partition) acked(b *batch, base int64) {
 		}
 	}
 	if base >= 0 && b.numbered {
-		p.history = append(p.history, ackRec{base: base, records: b.records, key: tailKey{b.pid, b.epoch, b.seq}})
+		p.history = append(p.history, ackRec{base: base, records: b.records, key: tailKey{b.pid, b.epoch, b.seq}, untold: b.reported})
 		if len(p.history) > historySize {
 			p.forget(p.history[0])
 			p.history = slices.Delete(p.history, 0, 1)
@@ -206,6 +210,9 @@ func (p *partition) renumberAll() {
 // of forgotten offsets when it follows it without a gap, else starts a new
 // one (the offsets between were another producer's or not ours to know).
 func (p *partition) forget(a ackRec) {
+	if a.untold {
+		return // not the caller's to hear lost: the run ends before it
+	}
 	if p.hasForgot && a.base == p.forgot.to+1 {
 		p.forgot.to = a.end()
 		return

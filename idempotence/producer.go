@@ -296,7 +296,7 @@ func (pr *Producer) deliverAcked(p *partition) {
 			p.nNumbered--
 		}
 		if b.offset >= 0 && b.numbered {
-			p.anchor = ackRec{base: b.offset, records: b.records, key: tailKey{b.pid, b.epoch, b.seq}}
+			p.anchor = ackRec{base: b.offset, records: b.records, key: tailKey{b.pid, b.epoch, b.seq}, untold: b.reported}
 			p.hasAnchor, p.anchorGap = true, 0
 		} else if p.hasAnchor {
 			p.anchorGap += int64(b.records)

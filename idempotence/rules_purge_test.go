@@ -99,6 +99,34 @@ func TestRulePurge(t *testing.T) {
 			r.ok(tp0, 2, 6)
 			r.delivered(r.take(), "2@6")
 		}},
+		{name: "a batch purged in flight, acknowledged after and lost to a truncation, is not reported lost", run: func(r *rig) {
+			r.enqueue(tp0, 3, 1)
+			r.sendsAre(r.send(tp0), "1@3/0")
+			r.pr.purge(true, true)
+			r.failed(r.take(), 1, ErrPurged, ErrOutcomeUnknown)
+			r.ok(tp0, 1, 10)
+			r.enqueue(tp0, 2, 2)
+			r.sendsAre(r.send(tp0), "2@3/3")
+			r.ok(tp0, 2, 10) // where batch 1 was: the log was truncated under it
+			ev := r.take()
+			r.is(len(find[ReadTail](ev)) == 1, "no tail read after the truncation: %v", ev)
+			tail := Tail{HighWatermark: 12, LogEndOffset: 12, Described: true,
+				Batches:   []TailBatch{{BaseOffset: 10, ProducerID: 1000, Epoch: 3, BaseSequence: 3, Records: 2}},
+				Producers: []ProducerState{{ProducerID: 1000, Epoch: 3, LastSequence: 4}}}
+			// The read is repeated while its high watermark trails what
+			// was acknowledged (batch 1's end), then believed.
+			for range 30 {
+				r.pr.tailRead(tp0, tail)
+				r.later()
+				more := r.take()
+				ev = append(ev, more...)
+				if len(find[ReadTail](more)) == 0 {
+					break
+				}
+			}
+			r.none(ev, "a loss of records the caller never heard were written", len(find[DataLoss](ev)))
+			r.delivered(ev, "2@10")
+		}},
 		{name: "a batch awaiting its split is left; a closed producer purges nothing", run: func(r *rig) {
 			r.enqueue(tp0, 2, 1)
 			r.send(tp0)

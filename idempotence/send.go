@@ -62,7 +62,7 @@ func (pr *Producer) sendable(tp TopicPartition, now time.Time) []Send {
 		}
 		b.st = stInFlight
 		p.inFlight++
-		s := Send{ID: b.id, ProducerID: b.pid, Epoch: b.epoch, BaseSequence: b.seq, Broker: p.leader, LeaderEpoch: p.leaderEpoch}
+		s := Send{TP: p.tp, ID: b.id, ProducerID: b.pid, Epoch: b.epoch, BaseSequence: b.seq, Broker: p.leader, LeaderEpoch: p.leaderEpoch}
 		if b.pid < 0 { // not idempotent
 			s.ProducerID, s.Epoch, s.BaseSequence = -1, -1, -1
 		}

@@ -339,14 +339,17 @@ func (pr *Producer) checkLoss(p *partition, t Tail) bool {
 			kept = append(kept, a)
 			continue
 		}
+		if p.hasAnchor && a == p.anchor {
+			p.hasAnchor = false // later reads start from the log start
+		}
+		if a.untold {
+			continue // reported unknown to the caller: not theirs to hear lost
+		}
 		if loss.FromOffset < 0 || a.base < loss.FromOffset {
 			loss.FromOffset = a.base
 		}
 		loss.ToOffset = max(loss.ToOffset, a.end())
 		loss.Records += int64(a.records)
-		if p.hasAnchor && a == p.anchor {
-			p.hasAnchor = false // later reads start from the log start
-		}
 	}
 	p.history = kept
 	pr.lossBeforeHistory(p, t, oldestGone, oldest, &loss)

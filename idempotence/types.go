@@ -119,6 +119,7 @@ type Response struct {
 // must carry (the caller patches producer id, epoch and base sequence into
 // the encoded batch) and the broker it must go to.
 type Send struct {
+	TP           TopicPartition
 	ID           BatchID
 	ProducerID   int64
 	Epoch        int16

@@ -236,6 +236,16 @@ func chaosPlay(r *rig, pl *scenario.Player, sched scenario.Schedule) error {
 	step := sched.Span()/waves + time.Millisecond
 	for w := range waves {
 		r.produce(ctx, fmt.Sprintf("w%d", w), perWave)
+		if w == 3 {
+			if what, ok := chaosPurge(sched.Seed); ok {
+				// A purge mid-schedule: what it fails must be absent (not
+				// written) or may be present (in flight), and the
+				// producer must go on (the later waves, goesOn).
+				if err := r.p.Purge(ctx, what); err != nil {
+					return fmt.Errorf("purge: %w", err)
+				}
+			}
+		}
 		select {
 		case <-time.After(step):
 		case <-ctx.Done():
@@ -273,6 +283,18 @@ func chaosPlay(r *rig, pl *scenario.Player, sched scenario.Schedule) error {
 	}
 	_, err := r.verify()
 	return err
+}
+
+// chaosPurge says whether a schedule purges mid-run, and what: one seed in
+// five, the queue alone or with what is in flight.
+func chaosPurge(seed int64) (client.PurgeFlags, bool) {
+	switch seed % 10 {
+	case 2:
+		return client.PurgeQueued, true
+	case 7:
+		return client.PurgeQueued | client.PurgeInFlight, true
+	}
+	return 0, false
 }
 
 func tail(s string, n int) string {
