@@ -150,7 +150,8 @@ func chaos(t *testing.T, runs int, wallClock bool) {
 		buf := make([]byte, 1<<20)
 		t.Errorf("goroutines leaked: %d before, %d after\n%s", before, n, buf[:runtime.Stack(buf, true)])
 	}
-	t.Logf("%d schedules in %v, %d failed", played.Load(), time.Since(start).Round(time.Millisecond), failures.Load())
+	t.Logf("%d schedules in %v, %d failed (records purged: %d not written, %d outcome unknown)", played.Load(), time.Since(start).Round(time.Millisecond), failures.Load(),
+		purgedNotWritten.Load(), purgedUnknown.Load())
 }
 
 // chaosRun plays one schedule and returns it, what it did, the producer's

@@ -285,7 +285,18 @@ func (r *rig) done(rec *client.Record, err error) {
 	}
 	pr.NotWritten = errors.Is(err, client.ErrNotWritten)
 	r.errs[id] = err
+	if errors.Is(err, client.ErrPurged) {
+		if pr.NotWritten {
+			purgedNotWritten.Add(1)
+		} else {
+			purgedUnknown.Add(1)
+		}
+	}
 }
+
+// purgedNotWritten and purgedUnknown count the records Purge failed, over
+// the package's tests (chaos reports them).
+var purgedNotWritten, purgedUnknown atomic.Int64
 
 // wait waits (at most d) until every record produced so far is resolved.
 func (r *rig) wait(d time.Duration) error {
