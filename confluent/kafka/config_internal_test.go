@@ -68,6 +68,9 @@ var propertyCases = []struct {
 	{"go.delivery.report.fields", "all", func(t *testing.T, s settings) { require.Equal(t, messageFields{true, true, true}, s.drFields) }},
 	{"go.events.channel.size", 10, func(t *testing.T, s settings) { require.Equal(t, 10, s.eventsSize) }},
 	{"go.produce.channel.size", 20, func(t *testing.T, s settings) { require.Equal(t, 20, s.produceChanSize) }},
+	{"go.logs.channel.enable", true, func(t *testing.T, s settings) { require.True(t, s.logsEnable) }},
+	{"go.logs.channel", logsChan, func(t *testing.T, s settings) { require.Equal(t, logsChan, s.logsChan) }},
+	{"log_level", 3, func(t *testing.T, s settings) { require.Equal(t, 3, s.logLevel) }},
 }
 
 // TestEveryPropertyMaps sets each supported property alone (with what it
@@ -149,3 +152,5 @@ func TestClientOptionsAccepted(t *testing.T) {
 func contextWithCancel() (context.Context, context.CancelFunc) {
 	return context.WithCancel(context.Background())
 }
+
+var logsChan = make(chan LogEvent, 1)

@@ -9,14 +9,14 @@
 // Error events, *Stats), Flush(timeoutMs) int, Len(), Close(),
 // GetFatalError(), ProduceChannel() (deprecated upstream too),
 // GetMetadata, QueryWatermarkOffsets, OffsetsForTimes, Purge (PurgeQueue,
-// PurgeInFlight, PurgeNonBlocking), Metadata, Message,
+// PurgeInFlight, PurgeNonBlocking), Logs() (LogEvent), Metadata, Message,
 // TopicPartition, PartitionAny, Header, Timestamp/TimestampType, Opaque,
 // Offset, Error with Code(), String(), IsFatal(), IsRetriable(), IsTimeout(),
 // and librdkafka's ErrorCode values (ErrMsgTimedOut, ErrQueueFull, …).
 //
 // What differs: there is no Consumer, AdminClient or transactions API
-// (InitTransactions…), no Logs or SetSaslCredentials; a program using them
-// does not compile. The idempotent producer never goes
+// (InitTransactions…), no SetSaslCredentials; a program using them does not
+// compile. The idempotent producer never goes
 // fatal: where librdkafka raises "Local: Fatal error … sequence
 // desynchronization" and stops (confluent-kafka-go#830), rollsafe reads the
 // partition's log back, resends only what is proven absent under a new
@@ -117,6 +117,11 @@
 //	go.delivery.report.fields (string) key,value         fields copied into delivery reports: key, value, headers, all, none
 //	go.events.channel.size (int)      1000000            Events() channel capacity
 //	go.produce.channel.size (int)     1000000            ProduceChannel() capacity
+//	go.logs.channel.enable (bool)     false              rollsafe's log records on Logs() as LogEvents (Tag "ROLLSAFE")
+//	go.logs.channel (chan LogEvent)   none               the channel Logs() returns instead of one made here (capacity
+//	                                                     10000, closed by Close); a given one is never closed
+//	log_level                         6                  the highest syslog level forwarded to Logs(): 3 errors, 4
+//	                                                     warnings, 6 info, 7 debug
 //
 // Rejected even when valid for librdkafka: properties of the consumer,
 // admin client and transactions (group.id, transactional.id…), properties

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -51,6 +52,9 @@ type Producer struct {
 	stats    *statsCollector
 	oauth    *oauthTokens // tokens set by the application (OAUTHBEARER without the unsecured JWT handler)
 	lastDown atomic.Int64 // when the last ErrAllBrokersDown event was sent (Unix ns)
+
+	logs    chan LogEvent // Logs(), nil unless go.logs.channel.enable
+	ownLogs bool          // logs was made here (not go.logs.channel): Close closes it
 }
 
 // pending is one message between Produce and its delivery report: the
@@ -86,6 +90,8 @@ var producerCount atomic.Int64
 //	                                    Allowed values: all, none (or empty string), key, value, headers
 //	go.events.channel.size (int, 1000000) - Events().
 //	go.produce.channel.size (int, 1000000) - ProduceChannel() buffer size (in number of messages)
+//	go.logs.channel.enable (bool, false) - Forward log to Logs() channel.
+//	go.logs.channel (chan kafka.LogEvent, nil) - Forward logs to application-provided channel instead of Logs(). Requires go.logs.channel.enable=true.
 func NewProducer(conf *ConfigMap) (*Producer, error) {
 	s, err := readConfig(conf)
 	if err != nil {
@@ -113,6 +119,15 @@ func NewProducer(conf *ConfigMap) (*Producer, error) {
 		opts = append(opts, oauth)
 	}
 	opts = append(opts, client.WithHooks(p.stats.hooks()), client.OnDataLoss(p.dataLoss))
+	var logs *logQueue
+	if s.logsEnable {
+		p.logs, p.ownLogs = s.logsChan, s.logsChan == nil
+		if p.ownLogs {
+			p.logs = make(chan LogEvent, maxQueuedLogs)
+		}
+		logs = newLogQueue()
+		opts = append(opts, client.WithLogger(slog.New(&logHandler{name: p.name, max: s.logLevel, q: logs})))
+	}
 	c, err := client.NewProducer(opts...)
 	if err != nil {
 		return nil, Error{code: ErrInvalidArg, str: err.Error(), err: err}
@@ -121,6 +136,10 @@ func NewProducer(conf *ConfigMap) (*Producer, error) {
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.wg.Add(1)
 	go func() { defer p.wg.Done(); p.channelProducer() }()
+	if logs != nil {
+		p.wg.Add(1)
+		go func() { defer p.wg.Done(); logs.forward(p.name, p.logs, p.term) }()
+	}
 	if s.statsInterval > 0 {
 		p.wg.Add(1)
 		go func() { defer p.wg.Done(); p.stats.run(s.statsInterval) }()
@@ -435,6 +454,9 @@ func (p *Producer) Close() {
 	cancel() // outstanding messages are dropped at once, as librdkafka's destroy purges them
 	_ = p.c.Close(ctx)
 	close(p.events)
+	if p.ownLogs {
+		close(p.logs)
+	}
 }
 
 // GetFatalError returns an Error object if the client instance has raised a

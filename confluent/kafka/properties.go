@@ -56,6 +56,9 @@ type settings struct {
 	deliveryReports  bool
 	drFields         messageFields
 	eventsSize       int
+	logsEnable       bool          // go.logs.channel.enable
+	logsChan         chan LogEvent // go.logs.channel
+	logLevel         int           // log_level
 	produceChanSize  int
 	topicLevelInside []string // keys found in default.topic.config
 }
@@ -89,6 +92,7 @@ func defaultSettings() settings {
 		drFields:        messageFields{key: true, value: true},
 		eventsSize:      1000000,
 		produceChanSize: 1000000,
+		logLevel:        6,
 	}
 }
 
@@ -373,6 +377,27 @@ var properties = []property{
 		}
 		s.eventsSize = i
 		return nil
+	}},
+	{names: []string{"go.logs.channel.enable"}, set: func(s *settings, n string, v ConfigValue) error {
+		b, ok := v.(bool)
+		if !ok {
+			return goType(n, false, v)
+		}
+		s.logsEnable = b
+		return nil
+	}},
+	{names: []string{"go.logs.channel"}, set: func(s *settings, n string, v ConfigValue) error {
+		ch, ok := v.(chan LogEvent)
+		if !ok {
+			return goType(n, make(chan LogEvent), v)
+		}
+		s.logsChan = ch
+		return nil
+	}},
+	{names: []string{"log_level"}, set: func(s *settings, n string, v ConfigValue) error {
+		i, err := intValue(n, v, 0, 7)
+		s.logLevel = i
+		return err
 	}},
 	{names: []string{"go.produce.channel.size"}, set: func(s *settings, n string, v ConfigValue) error {
 		i, ok := v.(int)

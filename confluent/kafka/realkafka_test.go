@@ -32,7 +32,8 @@ const (
 // as a confluent-kafka-go application configures them. Without Java or
 // the Kafka jars it is skipped with kafkatest's message on how to fetch
 // them (and fails under CI=true). "metadata" compares GetMetadata,
-// QueryWatermarkOffsets and OffsetsForTimes with kcat's answers. Cost: one
+// QueryWatermarkOffsets and OffsetsForTimes with kcat's answers, "purge"
+// purges while a partition's leader is paused (runPurge). Cost: one
 // cluster launch (tens of seconds) plus about 20 s.
 func TestOnRealKafka(t *testing.T) {
 	kafkatest.Require(t)
@@ -44,7 +45,7 @@ func TestOnRealKafka(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	counts := map[string]int{"async": 3000, "events": 3000, "sync": 100, "keyed": 2000}
-	topics := []string{"oauth-jwt", "oauth-refresh", "metadata"}
+	topics := []string{"oauth-jwt", "oauth-refresh", "metadata", "purge-queue", "purge-inflight"}
 	for _, name := range programNames[:4] {
 		topics = append(topics, "confluent-"+name)
 	}
@@ -74,6 +75,26 @@ func TestOnRealKafka(t *testing.T) {
 		p := realProducer(t, c.Addrs(), nil)
 		base := produceAtTimes(t, p, "metadata")
 		compareWithKcat(t, p, strings.Join(c.Addrs(), ","), "metadata", base)
+	})
+	t.Run("purge", func(t *testing.T) {
+		// Purge while the partition's leader is paused (SIGSTOP): its
+		// requests hang in flight, later messages queue behind them.
+		for _, tc := range []struct {
+			topic string
+			flags int
+		}{{"purge-queue", kafka.PurgeQueue}, {"purge-inflight", kafka.PurgeQueue | kafka.PurgeInFlight}} {
+			t.Run(tc.topic, func(t *testing.T) {
+				leader, err := c.Leader(ctx, tc.topic, 0)
+				require.NoError(t, err)
+				p := realProducer(t, c.Addrs(), kafka.ConfigMap{"linger.ms": 5, "batch.num.messages": 10})
+				runPurge(t, p, purgeCase{
+					addrs: c.Addrs(), topic: tc.topic, flags: tc.flags,
+					hold:    func() { require.NoError(t, c.Pause(leader)) },
+					release: func() { require.NoError(t, c.Resume(leader)) },
+				})
+				require.NoError(t, c.WaitHealthy(ctx, tc.topic))
+			})
+		}
 	})
 	t.Run("oauthbearer", func(t *testing.T) {
 		t.Run("unsecure-jwt", func(t *testing.T) { oauthUnsecureJWT(t, c) })
