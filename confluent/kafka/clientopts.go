@@ -70,10 +70,11 @@ func (s *settings) clientOptions() ([]client.Option, error) {
 		opts = append(opts, client.WithTLS(cfg))
 	}
 	if (s.security == "sasl_plaintext" || s.security == "sasl_ssl") && s.saslMechanism != "OAUTHBEARER" {
-		m, err := protocol.NewSASLMechanism(s.saslMechanism, s.saslUser, s.saslPassword)
+		m, err := protocol.NewSASLCredentials(s.saslMechanism, s.saslUser, s.saslPassword)
 		if err != nil {
 			return nil, configError(fmt.Sprintf(`"sasl.mechanisms" %s: %v`, s.saslMechanism, err))
 		}
+		s.saslCreds = m // SetSaslCredentials replaces them
 		opts = append(opts, client.WithSASL(m))
 	}
 	return opts, nil

@@ -9,14 +9,14 @@
 // Error events, *Stats), Flush(timeoutMs) int, Len(), Close(),
 // GetFatalError(), ProduceChannel() (deprecated upstream too),
 // GetMetadata, QueryWatermarkOffsets, OffsetsForTimes, Purge (PurgeQueue,
-// PurgeInFlight, PurgeNonBlocking), Logs() (LogEvent), Metadata, Message,
+// PurgeInFlight, PurgeNonBlocking), Logs() (LogEvent), SetSaslCredentials,
+// Metadata, Message,
 // TopicPartition, PartitionAny, Header, Timestamp/TimestampType, Opaque,
 // Offset, Error with Code(), String(), IsFatal(), IsRetriable(), IsTimeout(),
 // and librdkafka's ErrorCode values (ErrMsgTimedOut, ErrQueueFull, …).
 //
 // What differs: there is no Consumer, AdminClient or transactions API
-// (InitTransactions…), no SetSaslCredentials; a program using them does not
-// compile. The idempotent producer never goes
+// (InitTransactions…); a program using them does not compile. The idempotent producer never goes
 // fatal: where librdkafka raises "Local: Fatal error … sequence
 // desynchronization" and stops (confluent-kafka-go#830), rollsafe reads the
 // partition's log back, resends only what is proven absent under a new

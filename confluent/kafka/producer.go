@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rollsafe/rollsafe/client"
+	"github.com/rollsafe/rollsafe/protocol"
 )
 
 // Producer implements a High-level Apache Kafka Producer instance on
@@ -53,8 +54,9 @@ type Producer struct {
 	oauth    *oauthTokens // tokens set by the application (OAUTHBEARER without the unsecured JWT handler)
 	lastDown atomic.Int64 // when the last ErrAllBrokersDown event was sent (Unix ns)
 
-	logs    chan LogEvent // Logs(), nil unless go.logs.channel.enable
-	ownLogs bool          // logs was made here (not go.logs.channel): Close closes it
+	creds   *protocol.SASLCredentials // PLAIN or SCRAM credentials (SetSaslCredentials), else nil
+	logs    chan LogEvent             // Logs(), nil unless go.logs.channel.enable
+	ownLogs bool                      // logs was made here (not go.logs.channel): Close closes it
 }
 
 // pending is one message between Produce and its delivery report: the
@@ -111,6 +113,7 @@ func NewProducer(conf *ConfigMap) (*Producer, error) {
 		maxBytes:        int64(s.maxKBytes) * 1024,
 		messageMaxBytes: s.messageMaxBytes,
 		term:            make(chan struct{}),
+		creds:           s.saslCreds,
 	}
 	p.stats = newStatsCollector(p, s)
 	if oauth, err := p.oauthOption(s); err != nil {
@@ -543,5 +546,26 @@ func (p *Producer) Purge(flags int) error {
 	if err := p.c.Purge(p.ctx, what); err != nil {
 		return newErrorFromString(ErrState, err.Error())
 	}
+	return nil
+}
+
+// SetSaslCredentials sets the SASL credentials used for this producer. The
+// new credentials will overwrite the old ones (which were set when creating
+// the producer or by a previous call to SetSaslCredentials). The new
+// credentials will be used the next time this producer needs to
+// authenticate to a broker: a new connection, or a connection
+// re-authenticating (connections.max.reauth.ms). This method will not
+// disconnect existing broker connections that were established with the
+// old credentials. This method applies only to the SASL PLAIN and SCRAM
+// mechanisms: with another (or without SASL) it returns ErrInvalidArg.
+// After Close it returns ErrState.
+func (p *Producer) SetSaslCredentials(username, password string) error {
+	if p.IsClosed() {
+		return newErrorFromString(ErrState, "Operation not allowed on closed client")
+	}
+	if p.creds == nil {
+		return newErrorFromString(ErrInvalidArg, "SASL credentials apply only to sasl.mechanisms PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 over sasl_plaintext or sasl_ssl")
+	}
+	p.creds.Set(username, password)
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rollsafe/rollsafe/client"
 	"github.com/rollsafe/rollsafe/compress"
+	"github.com/rollsafe/rollsafe/protocol"
 )
 
 // settings is a ConfigMap read into what NewProducer builds from it.
@@ -42,10 +43,11 @@ type settings struct {
 	saslMechanism    string
 	saslUser         string
 	saslPassword     string
-	oauthConfig      string   // sasl.oauthbearer.config
-	oauthUnsecureJWT bool     // enable.sasl.oauthbearer.unsecure.jwt
-	saslSet          []string // sasl.* properties given, for the meaningless check
-	sslSet           []string // ssl.* properties given
+	oauthConfig      string                    // sasl.oauthbearer.config
+	oauthUnsecureJWT bool                      // enable.sasl.oauthbearer.unsecure.jwt
+	saslSet          []string                  // sasl.* properties given, for the meaningless check
+	saslCreds        *protocol.SASLCredentials // PLAIN or SCRAM: made by clientOptions
+	sslSet           []string                  // ssl.* properties given
 	topicWait        time.Duration
 	topicWaitSet     bool
 	metadataMaxAge   time.Duration
