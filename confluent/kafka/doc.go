@@ -10,14 +10,14 @@
 // GetFatalError(), ProduceChannel() (deprecated upstream too),
 // GetMetadata, QueryWatermarkOffsets, OffsetsForTimes, Purge (PurgeQueue,
 // PurgeInFlight, PurgeNonBlocking), Logs() (LogEvent), SetSaslCredentials,
-// Metadata, Message,
-// TopicPartition, PartitionAny, Header, Timestamp/TimestampType, Opaque,
-// Offset, Error with Code(), String(), IsFatal(), IsRetriable(), IsTimeout(),
-// and librdkafka's ErrorCode values (ErrMsgTimedOut, ErrQueueFull, …).
+// Metadata, Message, TopicPartition, PartitionAny, Header,
+// Timestamp/TimestampType, Opaque, Offset, Error with Code(), String(),
+// IsFatal(), IsRetriable(), IsTimeout(), and librdkafka's ErrorCode values
+// (ErrMsgTimedOut, ErrQueueFull, …).
 //
 // What differs: there is no Consumer, AdminClient or transactions API
-// (InitTransactions…); a program using them does not compile. The idempotent producer never goes
-// fatal: where librdkafka raises "Local: Fatal error … sequence
+// (InitTransactions…); a program using them does not compile. The
+// idempotent producer never goes fatal: where librdkafka raises "Local: Fatal error … sequence
 // desynchronization" and stops (confluent-kafka-go#830), rollsafe reads the
 // partition's log back, resends only what is proven absent under a new
 // epoch, and carries on with nothing lost or duplicated. enable.idempotence
