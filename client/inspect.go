@@ -1,11 +1,13 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -126,7 +128,7 @@ func clusterMetadata(resp *kmsg.MetadataResponse, addr string) *ClusterMetadata 
 			cm.From = bm
 		}
 	}
-	slices.SortFunc(cm.Brokers, func(a, b BrokerMetadata) int { return int(a.ID) - int(b.ID) })
+	slices.SortFunc(cm.Brokers, func(a, b BrokerMetadata) int { return cmp.Compare(a.ID, b.ID) })
 	for _, t := range resp.Topics {
 		var tm TopicMetadata
 		if t.Topic != nil {
@@ -145,18 +147,10 @@ func clusterMetadata(resp *kmsg.MetadataResponse, addr string) *ClusterMetadata 
 				Err:         protocol.PartitionError(pt.ErrorCode, tm.Topic, pt.Partition, ""),
 			})
 		}
-		slices.SortFunc(tm.Partitions, func(a, b PartitionMetadata) int { return int(a.Partition) - int(b.Partition) })
+		slices.SortFunc(tm.Partitions, func(a, b PartitionMetadata) int { return cmp.Compare(a.Partition, b.Partition) })
 		cm.Topics = append(cm.Topics, tm)
 	}
-	slices.SortFunc(cm.Topics, func(a, b TopicMetadata) int {
-		switch {
-		case a.Topic < b.Topic:
-			return -1
-		case a.Topic > b.Topic:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(cm.Topics, func(a, b TopicMetadata) int { return strings.Compare(a.Topic, b.Topic) })
 	return cm
 }
 

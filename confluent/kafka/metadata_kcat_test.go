@@ -26,20 +26,22 @@ type kcatMetadata struct {
 		Name string `json:"name"`
 	} `json:"brokers"`
 	Topics []struct {
-		Topic      string `json:"topic"`
-		Err        string `json:"error"`
-		Partitions []struct {
-			Partition int32  `json:"partition"`
-			Leader    int32  `json:"leader"`
-			Err       string `json:"error"`
-			Replicas  []struct {
-				ID int32 `json:"id"`
-			} `json:"replicas"`
-			ISRs []struct {
-				ID int32 `json:"id"`
-			} `json:"isrs"`
-		} `json:"partitions"`
+		Topic      string          `json:"topic"`
+		Err        string          `json:"error"`
+		Partitions []kcatPartition `json:"partitions"`
 	} `json:"topics"`
+}
+
+type kcatPartition struct {
+	Partition int32    `json:"partition"`
+	Leader    int32    `json:"leader"`
+	Err       string   `json:"error"`
+	Replicas  []kcatID `json:"replicas"`
+	ISRs      []kcatID `json:"isrs"`
+}
+
+type kcatID struct {
+	ID int32 `json:"id"`
 }
 
 func kcatPath(t *testing.T) string {
@@ -94,27 +96,13 @@ func requireMetadataAsKcat(t *testing.T, md *kafka.Metadata, bootstrap string, k
 			require.Equal(t, tt.Err, tm.Error.String(), tt.Topic)
 		}
 		require.Len(t, tm.Partitions, len(tt.Partitions), tt.Topic)
-		slices.SortFunc(tt.Partitions, func(a, b struct {
-			Partition int32  `json:"partition"`
-			Leader    int32  `json:"leader"`
-			Err       string `json:"error"`
-			Replicas  []struct {
-				ID int32 `json:"id"`
-			} `json:"replicas"`
-			ISRs []struct {
-				ID int32 `json:"id"`
-			} `json:"isrs"`
-		}) int {
-			return int(a.Partition - b.Partition)
-		})
+		slices.SortFunc(tt.Partitions, func(a, b kcatPartition) int { return int(a.Partition - b.Partition) })
 		for i, tp := range tt.Partitions {
 			pm := tm.Partitions[i]
 			where := fmt.Sprintf("%s[%d]", tt.Topic, tp.Partition)
 			require.Equal(t, tp.Partition, pm.ID, where)
 			require.Equal(t, tp.Leader, pm.Leader, where)
-			ids := func(list []struct {
-				ID int32 `json:"id"`
-			}) []int32 {
+			ids := func(list []kcatID) []int32 {
 				out := []int32{}
 				for _, x := range list {
 					out = append(out, x.ID)
