@@ -22,8 +22,8 @@
 //     ErrInvalidRecord, ErrAuthorization, ErrAuthentication (with
 //     ErrTokenRejected for a refused OAUTHBEARER token), ErrTokenProvider
 //     (SASLOAuthBearer's provider failed), ErrBufferFull (TryProduce),
-//     ErrClosed, ErrPartitionStopped (StopOnDataLoss); each also matches
-//     ErrNotWritten or ErrOutcomeUnknown.
+//     ErrClosed, ErrPurged (Purge), ErrPartitionStopped (StopOnDataLoss);
+//     each also matches ErrNotWritten or ErrOutcomeUnknown.
 //
 // Errors are one line, prefixed "rollsafe: ". Produce never waits for the
 // cluster: records for a topic whose metadata is unknown are queued, in
@@ -31,6 +31,10 @@
 //
 // Acknowledged records that later vanish from a partition (an unclean
 // leader election) are reported through OnDataLoss with their offsets.
+//
+// Purge fails what the producer holds without waiting for the cluster
+// (what is not sent yet, and with PurgeInFlight what is); Metadata,
+// Watermarks and OffsetForTime ask the cluster about topics and offsets.
 //
 // Defaults: idempotent, acks=all, five requests in flight per partition,
 // linger 5ms, gzip, murmur2 (Java-compatible) for keyed records, uniform
