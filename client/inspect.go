@@ -65,6 +65,7 @@ type PartitionMetadata struct {
 // producer sends records (its own refreshes do that). A topic the cluster
 // lacks is not an error of the call: its TopicMetadata.Err says so. The
 // call fails only when no broker answered within ctx, or with ErrClosed.
+// Errors are one line, prefixed "rollsafe: ", as a record's are.
 func (p *Producer) Metadata(ctx context.Context, topics ...string) (*ClusterMetadata, error) {
 	if len(topics) == 0 {
 		topics = p.topics.list()
@@ -84,7 +85,7 @@ func (p *Producer) AllMetadata(ctx context.Context) (*ClusterMetadata, error) {
 func (p *Producer) describe(ctx context.Context, topics []string) (*ClusterMetadata, error) {
 	ctx, done, err := p.callContext(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("client: metadata: %w", err)
+		return nil, publicError(fmt.Errorf("client: metadata: %w", err))
 	}
 	defer done()
 	resp, addr, err := p.meta.Describe(ctx, topics)
@@ -92,7 +93,7 @@ func (p *Producer) describe(ctx context.Context, topics []string) (*ClusterMetad
 		if p.ctx.Err() != nil {
 			err = ErrClosed
 		}
-		return nil, fmt.Errorf("client: metadata: %w", err)
+		return nil, publicError(fmt.Errorf("client: metadata: %w", err))
 	}
 	return clusterMetadata(resp, addr), nil
 }
@@ -135,7 +136,7 @@ func clusterMetadata(resp *kmsg.MetadataResponse, addr string) *ClusterMetadata 
 			tm.Topic = *t.Topic
 		}
 		tm.ID, tm.Internal = t.TopicID, t.IsInternal
-		tm.Err = topicError(t.ErrorCode, tm.Topic)
+		tm.Err = publicError(topicError(t.ErrorCode, tm.Topic))
 		for _, pt := range t.Partitions {
 			tm.Partitions = append(tm.Partitions, PartitionMetadata{
 				Partition:   pt.Partition,
@@ -144,7 +145,7 @@ func clusterMetadata(resp *kmsg.MetadataResponse, addr string) *ClusterMetadata 
 				Replicas:    slices.Clone(pt.Replicas),
 				ISR:         slices.Clone(pt.ISR),
 				Offline:     slices.Clone(pt.OfflineReplicas),
-				Err:         protocol.PartitionError(pt.ErrorCode, tm.Topic, pt.Partition, ""),
+				Err:         publicError(protocol.PartitionError(pt.ErrorCode, tm.Topic, pt.Partition, "")),
 			})
 		}
 		slices.SortFunc(tm.Partitions, func(a, b PartitionMetadata) int { return cmp.Compare(a.Partition, b.Partition) })

@@ -7,6 +7,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -127,9 +128,13 @@ func TestMetadataCalls(t *testing.T) {
 	_, err = p.Metadata(ctx, "t")
 	require.Error(t, err)
 	require.Less(t, time.Since(start), 2*time.Second, "the call outlived its context")
+	require.True(t, strings.HasPrefix(err.Error(), "rollsafe: metadata: "), err.Error())
+	require.NotContains(t, err.Error(), "\n", "one line")
 	_, _, err = p.Watermarks(ctx, "t", 0)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	require.ErrorIs(t, err, client.ErrBrokersUnreachable)
+	require.True(t, strings.HasPrefix(err.Error(), "rollsafe: watermarks of t[0]: "), err.Error())
+	require.NotContains(t, err.Error(), "\n", "one line")
 
 	cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer ccancel()

@@ -25,14 +25,14 @@ import (
 func (p *Producer) Watermarks(ctx context.Context, topic string, partition int32) (low, high int64, err error) {
 	ctx, done, err := p.offsetsContext(ctx)
 	if err != nil {
-		return -1, -1, fmt.Errorf("client: watermarks of %s[%d]: %w", topic, partition, err)
+		return -1, -1, publicError(fmt.Errorf("client: watermarks of %s[%d]: %w", topic, partition, err))
 	}
 	defer done()
 	if low, err = p.listOffset(ctx, topic, partition, protocol.ListEarliest); err != nil {
-		return -1, -1, fmt.Errorf("client: watermarks of %s[%d]: %w", topic, partition, err)
+		return -1, -1, publicError(fmt.Errorf("client: watermarks of %s[%d]: %w", topic, partition, err))
 	}
 	if high, err = p.listOffset(ctx, topic, partition, protocol.ListLatest); err != nil {
-		return -1, -1, fmt.Errorf("client: watermarks of %s[%d]: %w", topic, partition, err)
+		return -1, -1, publicError(fmt.Errorf("client: watermarks of %s[%d]: %w", topic, partition, err))
 	}
 	return low, high, nil
 }
@@ -44,12 +44,12 @@ func (p *Producer) Watermarks(ctx context.Context, topic string, partition int32
 func (p *Producer) OffsetForTime(ctx context.Context, topic string, partition int32, t time.Time) (int64, error) {
 	ctx, done, err := p.offsetsContext(ctx)
 	if err != nil {
-		return -1, fmt.Errorf("client: offset for time %s in %s[%d]: %w", t.Format(time.RFC3339Nano), topic, partition, err)
+		return -1, publicError(fmt.Errorf("client: offset for time %s in %s[%d]: %w", t.Format(time.RFC3339Nano), topic, partition, err))
 	}
 	defer done()
 	off, err := p.listOffset(ctx, topic, partition, max(t.UnixMilli(), 0))
 	if err != nil {
-		return -1, fmt.Errorf("client: offset for time %s in %s[%d]: %w", t.Format(time.RFC3339Nano), topic, partition, err)
+		return -1, publicError(fmt.Errorf("client: offset for time %s in %s[%d]: %w", t.Format(time.RFC3339Nano), topic, partition, err))
 	}
 	return off, nil
 }

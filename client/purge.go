@@ -53,7 +53,7 @@ func (p *Producer) Purge(ctx context.Context, what PurgeFlags) error {
 	p.purgeHeld()
 	p.acc.Flush()
 	if err := p.acc.Drain(ctx); err != nil {
-		return fmt.Errorf("client: purge: %w", err)
+		return publicError(fmt.Errorf("client: purge: %w", err))
 	}
 	return p.purgeMachine(ctx, what)
 }
@@ -69,7 +69,7 @@ func (p *Producer) purgeMachine(ctx context.Context, what PurgeFlags) error {
 	case <-p.loop.exited:
 		return ErrClosed
 	case <-ctx.Done():
-		return fmt.Errorf("client: purge: %w", ctx.Err())
+		return publicError(fmt.Errorf("client: purge: %w", ctx.Err()))
 	}
 }
 
