@@ -1030,3 +1030,46 @@ func TestLossBelowTheHistory(t *testing.T) {
 		})
 	}
 }
+
+// TestLossBelowTheHistoryRewritten: the truncation is found by the next
+// batch, acknowledged where the lost ones were; the read shows it over
+// the truncated offsets. Those offsets held acknowledged batches of ours,
+// forgotten from the history: they are lost too, and reported (a read's
+// high watermark above them is the producer's own rewrite, not proof that
+// they are there).
+func TestLossBelowTheHistoryRewritten(t *testing.T) {
+	r := newRig(t, Config{})
+	n := historySize + 10
+	off := int64(10)
+	var bases []int64
+	for i := 1; i <= n; i++ {
+		r.enqueue(tp0, 2, BatchID(i))
+		r.send(tp0)
+		r.ok(tp0, BatchID(i), off)
+		bases = append(bases, off)
+		off += 2
+	}
+	r.take()
+	// The log was cut back to offset 20; the next batch lands there.
+	r.enqueue(tp0, 3, BatchID(n+1))
+	r.sendsAre(r.send(tp0), fmt.Sprintf("%d@3/%d", n+1, 2*n))
+	r.ok(tp0, BatchID(n+1), 20)
+	tail := Tail{LogStartOffset: 0, HighWatermark: 23, LogEndOffset: 23, Described: true,
+		Batches:   []TailBatch{{BaseOffset: 20, ProducerID: 1000, Epoch: 3, BaseSequence: int32(2 * n), Records: 3}},
+		Producers: []ProducerState{{ProducerID: 1000, Epoch: 3, LastSequence: int32(2*n + 2)}}}
+	var dl []DataLoss
+	for range 20 {
+		ev := r.take()
+		if dl = find[DataLoss](ev); len(dl) > 0 {
+			break
+		}
+		if len(find[ReadTail](ev)) == 0 {
+			r.later()
+			continue
+		}
+		r.pr.tailRead(tp0, tail)
+	}
+	r.is(len(dl) == 1, "no data loss reported")
+	want := DataLoss{TP: tp0, FromOffset: 20, ToOffset: bases[n-1] + 1, Records: int64(2*n - 10)}
+	r.is(dl[0] == want, "data loss %v, want %v", dl[0], want)
+}

@@ -3,6 +3,7 @@ package idempotence
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // tailKey identifies a batch written by an idempotent producer.
@@ -371,7 +372,7 @@ func (pr *Producer) lossBeforeHistory(p *partition, t Tail, oldestGone bool, old
 	if !oldestGone || !p.hasForgot || p.forgot.to+1 != oldest.base || t.HighWatermark > oldest.base {
 		return
 	}
-	from := max(p.forgot.from, t.HighWatermark, t.LogStartOffset)
+	from := max(p.forgot.from, rewrittenFrom(p, t), t.LogStartOffset)
 	if from > p.forgot.to {
 		return
 	}
@@ -384,6 +385,34 @@ func (pr *Producer) lossBeforeHistory(p *partition, t Tail, oldestGone bool, old
 		p.hasForgot = false
 	} else {
 		p.forgot.to = from - 1
+	}
+}
+
+// rewrittenFrom is where the read shows the log's content to end as far
+// as the forgotten offsets go: the high watermark, lowered past the batches
+// just below it that are this producer's own acknowledged batches (in the
+// history, at the offsets read). Such a batch sitting over forgotten
+// offsets was written after the truncation (the write that revealed it,
+// say): the offsets it holds had older records of ours, now gone.
+func rewrittenFrom(p *partition, t Tail) int64 {
+	ours := make(map[ackRec]bool, len(p.history))
+	for _, a := range p.history {
+		a.untold = false
+		ours[a] = true
+	}
+	end := t.HighWatermark
+	for {
+		i := slices.IndexFunc(t.Batches, func(tb TailBatch) bool {
+			return tb.Records > 0 && tb.BaseOffset+int64(tb.Records) == end
+		})
+		if i < 0 {
+			return end
+		}
+		tb := t.Batches[i]
+		if !ours[ackRec{base: tb.BaseOffset, records: tb.Records, key: tailKey{tb.ProducerID, tb.Epoch, tb.BaseSequence}}] {
+			return end
+		}
+		end = tb.BaseOffset
 	}
 }
 
