@@ -44,10 +44,11 @@ type ReadTail struct {
 // the caller heard were delivered count: one reported unknown (a deadline,
 // a purge) and acknowledged afterwards is not reported lost. A partition
 // remembers its last 64 acknowledged batches one by one and, below them, the
-// run of its offsets without another producer's between; a loss reaching
-// below both (or, below the batches, records written over the truncated
-// offsets before the read) is reported from what is known: Records is then
-// a lower bound.
+// run of its offsets without another producer's between (offsets its own
+// later batches now hold count as lost there: they were written after the
+// truncation); a loss reaching below both (or, below the batches, another
+// producer's records written over the truncated offsets before the read)
+// is reported from what is known: Records is then a lower bound.
 type DataLoss struct {
 	TP         TopicPartition
 	FromOffset int64
