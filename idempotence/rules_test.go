@@ -991,35 +991,12 @@ func TestLossBelowTheHistory(t *testing.T) {
 		t.Run(fmt.Sprintf("foreign=%v", foreign), func(t *testing.T) {
 			r := newRig(t, Config{})
 			n := historySize + 10
-			off := int64(10)
-			var bases []int64
-			for i := 1; i <= n; i++ {
-				r.enqueue(tp0, 2, BatchID(i))
-				r.send(tp0)
-				r.ok(tp0, BatchID(i), off)
-				bases = append(bases, off)
-				off += 2
-				if foreign {
-					off++ // a record of another producer between ours
-				}
-			}
-			r.take()
+			bases := ackTwoRecordBatches(r, n, foreign)
 			r.enqueue(tp0, 2, BatchID(n+1))
 			r.send(tp0)
 			r.answer(tp0, BatchID(n+1), CodeOutOfOrderSequenceNumber, NotAppended, -1)
 			// The log now ends at 20: every batch of ours from there on is gone.
-			var dl []DataLoss
-			for range 20 {
-				ev := r.take()
-				if dl = find[DataLoss](ev); len(dl) > 0 {
-					break
-				}
-				if len(find[ReadTail](ev)) == 0 {
-					r.later()
-					continue
-				}
-				r.pr.tailRead(tp0, Tail{LogStartOffset: 0, HighWatermark: 20, LogEndOffset: 20, Described: true})
-			}
+			dl := readUntilLoss(r, Tail{LogStartOffset: 0, HighWatermark: 20, LogEndOffset: 20, Described: true})
 			r.is(len(dl) == 1, "no data loss reported")
 			want := DataLoss{TP: tp0, FromOffset: 20, ToOffset: bases[n-1] + 1, Records: int64(2*n - 10)}
 			if foreign {
@@ -1040,6 +1017,23 @@ func TestLossBelowTheHistory(t *testing.T) {
 func TestLossBelowTheHistoryRewritten(t *testing.T) {
 	r := newRig(t, Config{})
 	n := historySize + 10
+	bases := ackTwoRecordBatches(r, n, false)
+	// The log was cut back to offset 20; the next batch lands there.
+	r.enqueue(tp0, 3, BatchID(n+1))
+	r.sendsAre(r.send(tp0), fmt.Sprintf("%d@3/%d", n+1, 2*n))
+	r.ok(tp0, BatchID(n+1), 20)
+	dl := readUntilLoss(r, Tail{LogStartOffset: 0, HighWatermark: 23, LogEndOffset: 23, Described: true,
+		Batches:   []TailBatch{{BaseOffset: 20, ProducerID: 1000, Epoch: 3, BaseSequence: int32(2 * n), Records: 3}},
+		Producers: []ProducerState{{ProducerID: 1000, Epoch: 3, LastSequence: int32(2*n + 2)}}})
+	r.is(len(dl) == 1, "no data loss reported")
+	want := DataLoss{TP: tp0, FromOffset: 20, ToOffset: bases[n-1] + 1, Records: int64(2*n - 10)}
+	r.is(dl[0] == want, "data loss %v, want %v", dl[0], want)
+}
+
+// ackTwoRecordBatches has n batches of two records acknowledged on tp0
+// from offset 10 on (with a record of another producer after each when
+// foreign) and returns their base offsets.
+func ackTwoRecordBatches(r *rig, n int, foreign bool) []int64 {
 	off := int64(10)
 	var bases []int64
 	for i := 1; i <= n; i++ {
@@ -1048,15 +1042,17 @@ func TestLossBelowTheHistoryRewritten(t *testing.T) {
 		r.ok(tp0, BatchID(i), off)
 		bases = append(bases, off)
 		off += 2
+		if foreign {
+			off++ // a record of another producer between ours
+		}
 	}
 	r.take()
-	// The log was cut back to offset 20; the next batch lands there.
-	r.enqueue(tp0, 3, BatchID(n+1))
-	r.sendsAre(r.send(tp0), fmt.Sprintf("%d@3/%d", n+1, 2*n))
-	r.ok(tp0, BatchID(n+1), 20)
-	tail := Tail{LogStartOffset: 0, HighWatermark: 23, LogEndOffset: 23, Described: true,
-		Batches:   []TailBatch{{BaseOffset: 20, ProducerID: 1000, Epoch: 3, BaseSequence: int32(2 * n), Records: 3}},
-		Producers: []ProducerState{{ProducerID: 1000, Epoch: 3, LastSequence: int32(2*n + 2)}}}
+	return bases
+}
+
+// readUntilLoss answers every tail read of tp0 with tail, passing time
+// between, until a DataLoss comes (at most 20 rounds), and returns it.
+func readUntilLoss(r *rig, tail Tail) []DataLoss {
 	var dl []DataLoss
 	for range 20 {
 		ev := r.take()
@@ -1069,7 +1065,5 @@ func TestLossBelowTheHistoryRewritten(t *testing.T) {
 		}
 		r.pr.tailRead(tp0, tail)
 	}
-	r.is(len(dl) == 1, "no data loss reported")
-	want := DataLoss{TP: tp0, FromOffset: 20, ToOffset: bases[n-1] + 1, Records: int64(2*n - 10)}
-	r.is(dl[0] == want, "data loss %v, want %v", dl[0], want)
+	return dl
 }
