@@ -35,6 +35,7 @@ type batch struct {
 	pid      int64
 	epoch    int16
 	seq      int32
+	order    uint64 // when it was numbered, counted per partition: our batches lie in the log in this order
 
 	unknown  bool  // some attempt's outcome is unresolved: never renumber
 	expired  bool  // delivery deadline passed

@@ -122,13 +122,28 @@ func (m *modelBroker) restart(tp TopicPartition) {
 // truncate models an unclean leader election: the last batch of the log is
 // gone and producer state is rebuilt from what remains.
 func (m *modelBroker) truncate(tp TopicPartition) (BatchID, bool) {
-	p := m.part(tp)
-	if len(p.log) == 0 {
+	ids := m.truncateN(tp, 1)
+	if len(ids) == 0 {
 		return 0, false
 	}
-	last := p.log[len(p.log)-1]
-	p.log = p.log[:len(p.log)-1]
-	p.end = last.base
+	return ids[0], true
+}
+
+// truncateN models an unclean election to a replica that lags by n batches:
+// the last n batches of the log (fewer if it holds fewer) are gone, and
+// producer state is rebuilt from what remains. It returns their ids.
+func (m *modelBroker) truncateN(tp TopicPartition, n int) []BatchID {
+	p := m.part(tp)
+	n = min(n, len(p.log))
+	if n == 0 {
+		return nil
+	}
+	var ids []BatchID
+	for _, b := range p.log[len(p.log)-n:] {
+		ids = append(ids, b.id)
+	}
+	p.end = p.log[len(p.log)-n].base
+	p.log = p.log[:len(p.log)-n]
 	p.hw = min(p.hw, p.end)
 	p.pids = map[int64]*modelPID{}
 	for _, b := range p.log {
@@ -142,7 +157,17 @@ func (m *modelBroker) truncate(tp TopicPartition) (BatchID, bool) {
 			st.window = st.window[1:]
 		}
 	}
-	return last.id, true
+	return ids
+}
+
+// at reports whether batch id is in the log at offset base.
+func (m *modelBroker) at(tp TopicPartition, id BatchID, base int64) bool {
+	for _, b := range m.part(tp).log {
+		if b.id == id && b.base == base {
+			return true
+		}
+	}
+	return false
 }
 
 // compact models Kafka's log cleaner on a compacted topic whose newer
@@ -180,7 +205,9 @@ func (m *modelBroker) tail(tp TopicPartition, from int64) Tail {
 	p := m.part(tp)
 	t := Tail{LogStartOffset: p.logStart, HighWatermark: p.hw, LogEndOffset: p.end, Described: true}
 	for _, b := range p.log {
-		if b.base >= from && b.base >= p.logStart && b.base+int64(b.n) <= p.hw {
+		// As Kafka's Fetch (and the client's read): the batch holding
+		// offset from comes whole, even when it starts before it.
+		if b.base+int64(b.n) > from && b.base >= p.logStart && b.base+int64(b.n) <= p.hw {
 			t.Batches = append(t.Batches, TailBatch{BaseOffset: b.base, ProducerID: b.pid, Epoch: b.epoch, BaseSequence: b.seq, Records: b.n})
 		}
 	}

@@ -18,6 +18,7 @@ type ackRec struct {
 	records int32
 	key     tailKey
 	untold  bool
+	order   uint64 // the batch's numbering order (batch.order)
 }
 
 func (a ackRec) end() int64 { return a.base + int64(a.records) - 1 }
@@ -73,15 +74,22 @@ type partition struct {
 	// forgot is the run of offsets, ours alone and without a gap, of the
 	// acknowledged batches evicted from history up to its oldest: what a
 	// truncation below the whole history took of them can still be told.
-	forgot    offsetRun
-	hasForgot bool
+	forgot     forgotRun
+	historyCap int    // len(history) at most
+	// lostBelow counts forgotten offsets found gone when a batch of ours
+	// was acknowledged over them (cutForgotten), to report at the next
+	// read; a range with its count (other offsets may lie between).
+	lostBelow    DataLoss
+	hasLostBelow bool
+	numberings uint64 // batches numbered so far (batch.order)
 }
 
-// offsetRun is a run of offsets from..to (inclusive).
-type offsetRun struct{ from, to int64 }
 
-func newPartition(tp TopicPartition) *partition {
-	return &partition{tp: tp, byID: map[BatchID]*batch{}, logStart: -1}
+func newPartition(tp TopicPartition, history int) *partition {
+	if history <= 0 {
+		history = historySize
+	}
+	return &partition{tp: tp, byID: map[BatchID]*batch{}, logStart: -1, historyCap: history}
 }
 
 // head is the first batch not yet acknowledged, or nil.
@@ -129,6 +137,8 @@ func (p *partition) has(st status) bool {
 // number gives b the next sequence under the partition's identity.
 func (p *partition) number(b *batch) {
 	b.numbered, b.pid, b.epoch, b.seq = true, p.pid, p.epoch, p.nextSeq
+	p.numberings++
+	b.order = p.numberings
 	p.nNumbered++
 	p.nextSeq = addSeq(p.nextSeq, b.records)
 }
@@ -158,11 +168,32 @@ func (p *partition) acked(b *batch, base int64) {
 		}
 	}
 	if base >= 0 && b.numbered {
-		p.history = append(p.history, ackRec{base: base, records: b.records, key: tailKey{b.pid, b.epoch, b.seq}, untold: b.reported})
-		if len(p.history) > historySize {
-			p.forget(p.history[0])
-			p.history = slices.Delete(p.history, 0, 1)
+		// The history is kept in numbering order, which is the order of
+		// our batches in an intact log, not in the order of the
+		// acknowledgements: a batch answered REQUEST_TIMED_OUT and
+		// deduplicated on its resend is acknowledged after the batches
+		// pipelined behind it, at a lower offset. Evicting in log order
+		// keeps the forgotten run contiguous below the history.
+		a := ackRec{base: base, records: b.records, key: tailKey{b.pid, b.epoch, b.seq}, untold: b.reported, order: b.order}
+		i := len(p.history)
+		for i > 0 && p.history[i-1].order > a.order {
+			i--
 		}
+		p.history = slices.Insert(p.history, i, a)
+		if !p.needRead && !p.reading {
+			p.trimHistory()
+		}
+	}
+}
+
+// trimHistory evicts the oldest remembered batches beyond the bound into
+// the forgotten run. While a read is due it is not called: the read must
+// see every batch remembered when the truncation was noticed (at most
+// MaxInFlight more are acknowledged before it).
+func (p *partition) trimHistory() {
+	for len(p.history) > p.historyCap {
+		p.forget(p.history[0])
+		p.history = slices.Delete(p.history, 0, 1)
 	}
 }
 
@@ -206,16 +237,39 @@ func (p *partition) renumberAll() {
 	}
 }
 
-// forget records an acknowledged batch leaving history: it extends the run
-// of forgotten offsets when it follows it without a gap, else starts a new
-// one (the offsets between were another producer's or not ours to know).
-func (p *partition) forget(a ackRec) {
-	if a.untold {
-		return // not the caller's to hear lost: the run ends before it
+// forget records an acknowledged batch leaving history in the forgotten
+// run.
+func (p *partition) forget(a ackRec) { p.forgot.add(a) }
+
+// overlapsRemembered reports an acknowledgement at offsets the partition
+// remembers another of its acknowledged batches at (history or forgotten
+// run): two of our batches never share an offset in one log, so the older
+// one was truncated — even when the batch acknowledged before this one is
+// no longer there to compare with (a read after a loss clears the anchor).
+func (p *partition) overlapsRemembered(base int64, records int32, key tailKey) bool {
+	end := base + int64(records) - 1
+	for _, a := range p.history {
+		if a.key != key && a.base <= end && base <= a.end() {
+			return true
+		}
 	}
-	if p.hasForgot && a.base == p.forgot.to+1 {
-		p.forgot.to = a.end()
+	return p.forgot.overlaps(base, end)
+}
+
+// cutForgotten takes from the forgotten run the offsets at and above base,
+// where a batch of ours was just acknowledged over them: the log was
+// truncated to base or below before it was written there, and a truncation
+// takes a suffix, so those older records are gone. They are counted in
+// lostBelow, reported by the next read's loss check. (Cut now: later
+// acknowledgements may evict rewritten batches into the run before the
+// read comes.)
+func (p *partition) cutForgotten(base int64) {
+	l, ok := p.forgot.cut(p.tp, base)
+	if !ok {
 		return
 	}
-	p.forgot, p.hasForgot = offsetRun{from: a.base, to: a.end()}, true
+	if !p.hasLostBelow {
+		p.lostBelow, p.hasLostBelow = DataLoss{TP: p.tp, FromOffset: -1}, true
+	}
+	addLoss(&p.lostBelow, l)
 }

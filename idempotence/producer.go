@@ -73,7 +73,7 @@ func (pr *Producer) Identity() (producerID int64, epoch int16, ok bool) {
 func (pr *Producer) part(tp TopicPartition) *partition {
 	p := pr.parts[tp]
 	if p == nil {
-		p = newPartition(tp)
+		p = newPartition(tp, pr.cfg.history)
 		pr.parts[tp] = p
 		pr.order = append(pr.order, p)
 	}
@@ -296,7 +296,7 @@ func (pr *Producer) deliverAcked(p *partition) {
 			p.nNumbered--
 		}
 		if b.offset >= 0 && b.numbered {
-			p.anchor = ackRec{base: b.offset, records: b.records, key: tailKey{b.pid, b.epoch, b.seq}, untold: b.reported}
+			p.anchor = ackRec{base: b.offset, records: b.records, key: tailKey{b.pid, b.epoch, b.seq}, untold: b.reported, order: b.order}
 			p.hasAnchor, p.anchorGap = true, 0
 		} else if p.hasAnchor {
 			p.anchorGap += int64(b.records)

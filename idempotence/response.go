@@ -109,6 +109,10 @@ func (pr *Producer) ack(p *partition, b *batch, base int64) {
 	if next, ok := p.minNextOffset(b); ok && base >= 0 && base < next {
 		p.cautious, p.needRead, p.desync = true, true, true
 	}
+	if base >= 0 && b.numbered && p.overlapsRemembered(base, b.records, tailKey{b.pid, b.epoch, b.seq}) {
+		p.cautious, p.needRead, p.desync = true, true, true
+		p.cutForgotten(base)
+	}
 	p.acked(b, base)
 	if p.cautious && !p.needBump && !p.needRead {
 		clean := true

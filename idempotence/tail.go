@@ -354,6 +354,11 @@ func (pr *Producer) checkLoss(p *partition, t Tail) bool {
 	}
 	p.history = kept
 	pr.lossBeforeHistory(p, t, oldestGone, oldest, &loss)
+	if p.hasLostBelow {
+		addLoss(&loss, p.lostBelow)
+		p.hasLostBelow, p.lostBelow = false, DataLoss{}
+	}
+	p.trimHistory()
 	if loss.Records == 0 {
 		return true
 	}
@@ -369,23 +374,18 @@ func (pr *Producer) checkLoss(p *partition, t Tail) bool {
 // offsets just below it is gone from where the log ends (retention aside)
 // — a truncation takes a suffix, and those offsets were ours alone.
 func (pr *Producer) lossBeforeHistory(p *partition, t Tail, oldestGone bool, oldest ackRec, loss *DataLoss) {
-	if !oldestGone || !p.hasForgot || p.forgot.to+1 != oldest.base || t.HighWatermark > oldest.base {
+	if !oldestGone || p.forgot.empty() || p.forgot.to()+1 != oldest.base {
 		return
 	}
-	from := max(p.forgot.from, rewrittenFrom(p, t), t.LogStartOffset)
-	if from > p.forgot.to {
+	// Where the log's old content ends: the high watermark, below the
+	// batches of ours written after the truncation (they may end past the
+	// oldest remembered batch: one large batch, or several pipelined).
+	end := rewrittenFrom(p, t)
+	if end > oldest.base {
 		return
 	}
-	if loss.FromOffset < 0 || from < loss.FromOffset {
-		loss.FromOffset = from
-	}
-	loss.ToOffset = max(loss.ToOffset, p.forgot.to)
-	loss.Records += p.forgot.to - from + 1
-	if from == p.forgot.from {
-		p.hasForgot = false
-	} else {
-		p.forgot.to = from - 1
-	}
+	l, _ := p.forgot.cut(p.tp, max(end, t.LogStartOffset))
+	addLoss(loss, l)
 }
 
 // rewrittenFrom is where the read shows the log's content to end as far
@@ -397,7 +397,7 @@ func (pr *Producer) lossBeforeHistory(p *partition, t Tail, oldestGone bool, old
 func rewrittenFrom(p *partition, t Tail) int64 {
 	ours := make(map[ackRec]bool, len(p.history))
 	for _, a := range p.history {
-		a.untold = false
+		a.untold, a.order = false, 0
 		ours[a] = true
 	}
 	end := t.HighWatermark

@@ -62,6 +62,11 @@ type Config struct {
 	// quarters of this long ago therefore resolves an unknown outcome by
 	// reading its log, never by resending unchanged.
 	ProducerIDExpiration time.Duration
+
+	// history bounds the acknowledged batches a partition remembers for
+	// its loss checks (0: historySize). Only the package's tests shrink
+	// it, so that walks reach the loss-below-history rules.
+	history int
 }
 
 // DefaultProducerIDExpiration is Kafka's producer.id.expiration.ms default.

@@ -3,6 +3,7 @@ package idempotence
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"strings"
@@ -101,6 +102,11 @@ type world struct {
 	nextID      BatchID
 	trace       []string
 	late        []lateReq // read by the broker, processed at the next step
+	// deep, when set, draws how many batches an unclean election takes
+	// from the end of the log (1 to 6); nil: one.
+	deep *rand.Rand
+	// losses are the DataLoss events reported, per partition.
+	losses map[TopicPartition][]DataLoss
 }
 
 // lateReq is a request the broker read before its connection dropped.
@@ -195,9 +201,16 @@ func (w *world) step(i int, f fault) {
 		w.pump()
 	}
 	if f == fTruncate {
-		if id, ok := w.m.truncate(tp); ok {
+		depth := 1
+		if w.deep != nil {
+			depth = 1 + w.deep.IntN(6)
+		}
+		ids := w.m.truncateN(tp, depth)
+		for _, id := range ids {
 			w.wb[id].truncated = true
 			w.logf("truncated %d", id)
+		}
+		if len(ids) > 0 {
 			// A batch acknowledged but not yet delivered that the
 			// truncation took is written again, under a new number.
 			for _, x := range w.wb {
@@ -397,6 +410,10 @@ func (w *world) event(e Event) {
 		w.logf("bumped %v to %d/%d", e.TP, e.ProducerID, e.Epoch)
 	case DataLoss:
 		w.logf("data loss %+v", e)
+		if w.losses == nil {
+			w.losses = map[TopicPartition][]DataLoss{}
+		}
+		w.losses[e.TP] = append(w.losses[e.TP], e)
 		lost := false
 		for _, b := range w.wb {
 			lost = lost || (b.tp == e.TP && b.truncated)
@@ -609,4 +626,41 @@ func (w *world) truncatedIn(tp TopicPartition) bool {
 		}
 	}
 	return false
+}
+
+// checkLossExact compares the DataLoss reports with the log: every record
+// the caller was told is at an offset (Delivered) and that is no longer
+// there must be in exactly one report, and the reports count nothing else
+// — except a batch the cleaner removed (compaction) whose later batches of
+// the same producer a truncation then took: the log cannot tell it from a
+// lost one, so a report may count it (README, known limits).
+func (w *world) checkLossExact() {
+	for _, tp := range w.tps {
+		var lost, maybe int64
+		for _, id := range w.ids {
+			b := w.wb[id]
+			if b.tp != tp || b.replaced || b.delivered == 0 || b.offset < 0 || w.m.at(tp, id, b.offset) {
+				continue
+			}
+			if b.compacted {
+				maybe += int64(b.records)
+				continue
+			}
+			lost += int64(b.records)
+			covered := false
+			for _, l := range w.losses[tp] {
+				covered = covered || (l.FromOffset <= b.offset && b.offset+int64(b.records)-1 <= l.ToOffset)
+			}
+			if !covered {
+				w.fail("delivered batch %d at %d..%d lost and not reported (reports %+v): %s", id, b.offset, b.offset+int64(b.records)-1, w.losses[tp], w.dump())
+			}
+		}
+		var told int64
+		for _, l := range w.losses[tp] {
+			told += l.Records
+		}
+		if told < lost || told > lost+maybe {
+			w.fail("%v: reports count %d lost records, the log lost %d (and %d cleaned) (reports %+v): %s", tp, told, lost, maybe, w.losses[tp], w.dump())
+		}
+	}
 }
