@@ -259,9 +259,15 @@ func TestRandomWalk(t *testing.T) {
 	if testing.Short() {
 		walks = 50
 	}
-	// ROLLSAFE_WALKS=1000000 plays more (a larger run on demand).
+	// ROLLSAFE_WALKS=1000000 plays more (a larger run on demand);
+	// ROLLSAFE_WALK_FIRST=N starts at seed N (ROLLSAFE_WALKS=1 with it
+	// replays one walk).
 	if n, err := strconv.Atoi(os.Getenv("ROLLSAFE_WALKS")); err == nil && n > 0 {
 		walks = n
+	}
+	first := uint64(1)
+	if n, err := strconv.ParseUint(os.Getenv("ROLLSAFE_WALK_FIRST"), 10, 64); err == nil && n > 0 {
+		first = n
 	}
 	goroutines := runtime.NumGoroutine()
 	defer func() {
@@ -271,7 +277,7 @@ func TestRandomWalk(t *testing.T) {
 	}()
 	stats := map[string]int{}
 	defer func() { t.Logf("%v", stats) }()
-	for seed := uint64(1); seed <= uint64(walks); seed++ {
+	for seed := first; seed < first+uint64(walks); seed++ {
 		rng := rand.New(rand.NewPCG(seed, 0x5eed))
 		// rng2 draws the dimensions added later, so that rng's draws (and
 		// every seed's walk without them) stay as they were.

@@ -18,7 +18,8 @@ type ackRec struct {
 	records int32
 	key     tailKey
 	untold  bool
-	order   uint64 // the batch's numbering order (batch.order)
+	order   uint64  // the batch's numbering order (batch.order)
+	id      BatchID // the batch; listed in byID until delivered
 }
 
 func (a ackRec) end() int64 { return a.base + int64(a.records) - 1 }
@@ -75,15 +76,14 @@ type partition struct {
 	// acknowledged batches evicted from history up to its oldest: what a
 	// truncation below the whole history took of them can still be told.
 	forgot     forgotRun
-	historyCap int    // len(history) at most
+	historyCap int // len(history) at most
 	// lostBelow counts forgotten offsets found gone when a batch of ours
 	// was acknowledged over them (cutForgotten), to report at the next
 	// read; a range with its count (other offsets may lie between).
 	lostBelow    DataLoss
 	hasLostBelow bool
-	numberings uint64 // batches numbered so far (batch.order)
+	numberings   uint64 // batches numbered so far (batch.order)
 }
-
 
 func newPartition(tp TopicPartition, history int) *partition {
 	if history <= 0 {
@@ -174,7 +174,7 @@ func (p *partition) acked(b *batch, base int64) {
 		// deduplicated on its resend is acknowledged after the batches
 		// pipelined behind it, at a lower offset. Evicting in log order
 		// keeps the forgotten run contiguous below the history.
-		a := ackRec{base: base, records: b.records, key: tailKey{b.pid, b.epoch, b.seq}, untold: b.reported, order: b.order}
+		a := ackRec{base: base, records: b.records, key: tailKey{b.pid, b.epoch, b.seq}, untold: b.reported, order: b.order, id: b.id}
 		i := len(p.history)
 		for i > 0 && p.history[i-1].order > a.order {
 			i--
@@ -187,11 +187,13 @@ func (p *partition) acked(b *batch, base int64) {
 }
 
 // trimHistory evicts the oldest remembered batches beyond the bound into
-// the forgotten run. While a read is due it is not called: the read must
+// the forgotten run, once delivered: one acknowledged but not delivered
+// that a truncation takes is written again, not lost, which only the
+// history can tell. While a read is due it is not called: the read must
 // see every batch remembered when the truncation was noticed (at most
 // MaxInFlight more are acknowledged before it).
 func (p *partition) trimHistory() {
-	for len(p.history) > p.historyCap {
+	for len(p.history) > p.historyCap && p.byID[p.history[0].id] == nil {
 		p.forget(p.history[0])
 		p.history = slices.Delete(p.history, 0, 1)
 	}

@@ -296,7 +296,7 @@ func (pr *Producer) deliverAcked(p *partition) {
 			p.nNumbered--
 		}
 		if b.offset >= 0 && b.numbered {
-			p.anchor = ackRec{base: b.offset, records: b.records, key: tailKey{b.pid, b.epoch, b.seq}, untold: b.reported, order: b.order}
+			p.anchor = ackRec{base: b.offset, records: b.records, key: tailKey{b.pid, b.epoch, b.seq}, untold: b.reported, order: b.order, id: b.id}
 			p.hasAnchor, p.anchorGap = true, 0
 		} else if p.hasAnchor {
 			p.anchorGap += int64(b.records)
@@ -304,6 +304,9 @@ func (pr *Producer) deliverAcked(p *partition) {
 		if !b.reported {
 			pr.emit(Delivered{TP: p.tp, ID: b.id, BaseOffset: b.offset})
 		}
+	}
+	if !p.needRead && !p.reading {
+		p.trimHistory()
 	}
 }
 

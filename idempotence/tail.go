@@ -397,7 +397,7 @@ func (pr *Producer) lossBeforeHistory(p *partition, t Tail, oldestGone bool, old
 func rewrittenFrom(p *partition, t Tail) int64 {
 	ours := make(map[ackRec]bool, len(p.history))
 	for _, a := range p.history {
-		a.untold, a.order = false, 0
+		a.untold, a.order, a.id = false, 0, 0
 		ours[a] = true
 	}
 	end := t.HighWatermark
