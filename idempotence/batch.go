@@ -43,6 +43,7 @@ type batch struct {
 	fatal    error // non-retriable refusal, final once the log shows the batch absent
 	tooLarge bool  // MESSAGE_TOO_LARGE, split once the log shows the batch absent
 	offset   int64 // base offset once acked, -1 if unknown
+	corrupt  int   // CORRUPT_MESSAGE answers so far
 }
 
 // waitingResend reports a numbered batch that must be written again.

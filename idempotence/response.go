@@ -18,7 +18,7 @@ func (pr *Producer) respond(tp TopicPartition, id BatchID, r Response, now time.
 	if r.LogStartOffset >= 0 {
 		p.logStart = r.LogStartOffset
 	}
-	switch classify(r, pr.cfg.LeaderAcks) {
+	switch corruptOutcome(b, r, classify(r, pr.cfg.LeaderAcks)) {
 	case outAppended:
 		pr.ack(p, b, r.BaseOffset)
 	case outDuplicate:
@@ -175,4 +175,24 @@ func (pr *Producer) forgetLimit() (time.Time, bool) {
 // forgettable reports a batch stamped before limit (see forgetLimit).
 func forgettable(b *batch, limit time.Time) bool {
 	return !b.stamp.IsZero() && b.stamp.Before(limit)
+}
+
+// maxCorrupt is how many CORRUPT_MESSAGE answers a batch gets before it
+// fails as not written.
+const maxCorrupt = 3
+
+// corruptOutcome bounds the retries of CORRUPT_MESSAGE (2). It means a
+// CRC failure in transit, which a resend cures (Java's client retries it),
+// but brokers before 2.4 also answer it for a keyless record on a
+// compacted topic, which no resend cures: after maxCorrupt answers the
+// batch fails, not written (the broker refused every attempt).
+func corruptOutcome(b *batch, r Response, o outcome) outcome {
+	if r.Code != CodeCorruptMessage || o != outNotApp {
+		return o
+	}
+	b.corrupt++
+	if b.corrupt >= maxCorrupt {
+		return outFatal
+	}
+	return o
 }
