@@ -102,7 +102,7 @@ func (p *Producer) readTail(tp idempotence.TopicPartition, from int64) (idempote
 	switch {
 	case err == nil:
 	case errors.Is(err, protocol.ErrUnsupportedVersion) || errors.Is(err, protocol.ErrBadEndOffset):
-		end = 0 // a broker before Kafka 2.3, or no epoch known: unknown
+		end = -1 // a broker before Kafka 2.3, or no epoch known: unknown
 	case readRefused(err):
 		return idempotence.Tail{Unreadable: true, Err: err}, nil
 	default:

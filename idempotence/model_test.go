@@ -29,6 +29,11 @@ type modelPart struct {
 	hw       int64 // high watermark: a fetch shows only the log below it
 	logStart int64
 	pids     map[int64]*modelPID
+	// lagReads: the next reads come from a leader just elected whose high
+	// watermark trails what was committed (at lagHW) until its followers
+	// fetch from it; its log end is the full log.
+	lagReads int
+	lagHW    int64
 }
 
 type modelBroker struct {
@@ -160,6 +165,13 @@ func (m *modelBroker) truncateN(tp TopicPartition, n int) []BatchID {
 	return ids
 }
 
+// lag models a leader election that leaves the new leader's high
+// watermark trailing at offset at for the next reads reads.
+func (m *modelBroker) lag(tp TopicPartition, at int64, reads int) {
+	p := m.part(tp)
+	p.lagHW, p.lagReads = max(p.logStart, min(at, p.hw)), reads
+}
+
 // at reports whether batch id is in the log at offset base.
 func (m *modelBroker) at(tp TopicPartition, id BatchID, base int64) bool {
 	for _, b := range m.part(tp).log {
@@ -203,11 +215,16 @@ func (m *modelBroker) commit(tp TopicPartition) {
 // producer state (DescribeProducers), which includes uncommitted appends.
 func (m *modelBroker) tail(tp TopicPartition, from int64) Tail {
 	p := m.part(tp)
-	t := Tail{LogStartOffset: p.logStart, HighWatermark: p.hw, LogEndOffset: p.end, Described: true}
+	hw := p.hw
+	if p.lagReads > 0 {
+		p.lagReads--
+		hw = min(hw, p.lagHW)
+	}
+	t := Tail{LogStartOffset: p.logStart, HighWatermark: hw, LogEndOffset: p.end, Described: true}
 	for _, b := range p.log {
 		// As Kafka's Fetch (and the client's read): the batch holding
 		// offset from comes whole, even when it starts before it.
-		if b.base+int64(b.n) > from && b.base >= p.logStart && b.base+int64(b.n) <= p.hw {
+		if b.base+int64(b.n) > from && b.base >= p.logStart && b.base+int64(b.n) <= hw {
 			t.Batches = append(t.Batches, TailBatch{BaseOffset: b.base, ProducerID: b.pid, Epoch: b.epoch, BaseSequence: b.seq, Records: b.n})
 		}
 	}

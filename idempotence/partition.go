@@ -77,11 +77,6 @@ type partition struct {
 	// truncation below the whole history took of them can still be told.
 	forgot     forgotRun
 	historyCap int // len(history) at most
-	// lostBelow counts forgotten offsets found gone when a batch of ours
-	// was acknowledged over them (cutForgotten), to report at the next
-	// read; a range with its count (other offsets may lie between).
-	lostBelow    DataLoss
-	hasLostBelow bool
 	numberings   uint64 // batches numbered so far (batch.order)
 }
 
@@ -258,20 +253,48 @@ func (p *partition) overlapsRemembered(base int64, records int32, key tailKey) b
 	return p.forgot.overlaps(base, end)
 }
 
-// cutForgotten takes from the forgotten run the offsets at and above base,
-// where a batch of ours was just acknowledged over them: the log was
-// truncated to base or below before it was written there, and a truncation
-// takes a suffix, so those older records are gone. They are counted in
-// lostBelow, reported by the next read's loss check. (Cut now: later
-// acknowledgements may evict rewritten batches into the run before the
-// read comes.)
-func (p *partition) cutForgotten(base int64) {
-	l, ok := p.forgot.cut(p.tp, base)
-	if !ok {
-		return
+// truncatedUnder handles the proof of a truncation an acknowledgement of b
+// at base gives when it lands over offsets of ours remembered: the log was
+// cut to base or below before b was written there, so every batch of ours
+// numbered before b and acknowledged at base or above is gone (numbered
+// before b, it was appended before b — in the log's order — unless it was
+// truncated first). Those the caller heard delivered are returned as the
+// loss, with the forgotten offsets at and above base; those not yet
+// delivered are written again (after the read, under a fresh epoch); the
+// anchor, if gone, is dropped. Decided now, not by a read: a broker that
+// cannot show its log end leaves a short read unbelieved, and this needs
+// none.
+func (p *partition) truncatedUnder(b *batch, base int64) DataLoss {
+	loss := DataLoss{TP: p.tp, FromOffset: -1}
+	kept := p.history[:0]
+	for _, a := range p.history {
+		if a.order >= b.order || a.base < base {
+			kept = append(kept, a)
+			continue
+		}
+		if x := p.byID[a.id]; x != nil {
+			p.writeAgain(x) // acknowledged, not delivered: written again
+			continue
+		}
+		if !a.untold {
+			addLoss(&loss, DataLoss{TP: p.tp, FromOffset: a.base, ToOffset: a.end(), Records: int64(a.records)})
+		}
 	}
-	if !p.hasLostBelow {
-		p.lostBelow, p.hasLostBelow = DataLoss{TP: p.tp, FromOffset: -1}, true
+	p.history = kept
+	if p.hasAnchor && p.anchor.order < b.order && p.anchor.base >= base {
+		p.hasAnchor = false
 	}
-	addLoss(&p.lostBelow, l)
+	l, _ := p.forgot.cut(p.tp, base)
+	addLoss(&loss, l)
+	return loss
+}
+
+// remembered returns the acknowledged batches with known offsets the
+// partition remembers one by one: the history and the anchor.
+func (p *partition) remembered() []ackRec {
+	r := slices.Clip(p.history)
+	if p.hasAnchor {
+		r = append(r, p.anchor)
+	}
+	return r
 }

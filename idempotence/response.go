@@ -109,11 +109,14 @@ func (pr *Producer) ack(p *partition, b *batch, base int64) {
 	if next, ok := p.minNextOffset(b); ok && base >= 0 && base < next {
 		p.cautious, p.needRead, p.desync = true, true, true
 	}
-	if base >= 0 && b.numbered && p.overlapsRemembered(base, b.records, tailKey{b.pid, b.epoch, b.seq}) {
+	overlap := base >= 0 && b.numbered && p.overlapsRemembered(base, b.records, tailKey{b.pid, b.epoch, b.seq})
+	if overlap {
 		p.cautious, p.needRead, p.desync = true, true, true
-		p.cutForgotten(base)
 	}
 	p.acked(b, base)
+	if overlap {
+		pr.reportLoss(p, p.truncatedUnder(b, base))
+	}
 	if p.cautious && !p.needBump && !p.needRead {
 		clean := true
 		for _, x := range p.batches {

@@ -166,8 +166,10 @@ type Tail struct {
 	HighWatermark  int64
 	// LogEndOffset is the leader's log end offset in its current epoch
 	// when the read began (OffsetForLeaderEpoch), uncommitted appends
-	// included; 0 if the broker could not say. A read whose high watermark
-	// stays below it has not seen everything the leader holds.
+	// included; -1 if the broker could not say (before Kafka 2.3, no
+	// OffsetForLeaderEpoch v3). A read whose high watermark stays below it
+	// has not seen everything the leader holds; without it, a read whose
+	// high watermark is below what was acknowledged is never believed.
 	LogEndOffset int64
 	// Described: the leader answered DescribeProducers; Producers is its
 	// state for every producer id it keeps on the partition.

@@ -105,6 +105,9 @@ type world struct {
 	// deep, when set, draws how many batches an unclean election takes
 	// from the end of the log (1 to 6); nil: one.
 	deep *rand.Rand
+	// noEndOffset: the broker predates OffsetForLeaderEpoch v3 (Kafka
+	// 2.3): a read comes without the leader's log end (-1).
+	noEndOffset bool
 	// losses are the DataLoss events reported, per partition.
 	losses map[TopicPartition][]DataLoss
 }
@@ -396,7 +399,12 @@ func (w *world) event(e Event) {
 			w.pr.tailRead(e.TP, Tail{Err: errors.New("fetch failed")})
 			return
 		}
-		w.pr.tailRead(e.TP, w.m.tail(e.TP, e.FromOffset))
+		t := w.m.tail(e.TP, e.FromOffset)
+		if w.noEndOffset {
+			t.LogEndOffset = -1
+		}
+		w.logf("  tail hw=%d end=%d described=%v batches=%v producers=%v", t.HighWatermark, t.LogEndOffset, t.Described, t.Batches, t.Producers)
+		w.pr.tailRead(e.TP, t)
 		// The followers catch up after the read: a batch the leader held
 		// above the high watermark is visible to the next one.
 		w.m.commit(e.TP)
