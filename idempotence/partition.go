@@ -76,8 +76,8 @@ type partition struct {
 	// acknowledged batches evicted from history up to its oldest: what a
 	// truncation below the whole history took of them can still be told.
 	forgot     forgotRun
-	historyCap int // len(history) at most
-	numberings   uint64 // batches numbered so far (batch.order)
+	historyCap int    // len(history) at most
+	numberings uint64 // batches numbered so far (batch.order)
 }
 
 func newPartition(tp TopicPartition, history int) *partition {

@@ -214,9 +214,9 @@ func (pr *Producer) shortRead(p *partition) bool {
 type shortProof uint8
 
 const (
-	shortUnknown shortProof = iota // a trailing high watermark or a truncation: nothing
-	shortWiden                     // the leader holds a batch of ours the read does not locate: read from the log start
-	shortTruncated                 // truncated: the leader lacks the last acknowledged batch, and the read reaches what it holds
+	shortUnknown   shortProof = iota // a trailing high watermark or a truncation: nothing
+	shortWiden                       // the leader holds a batch of ours the read does not locate: read from the log start
+	shortTruncated                   // truncated: the leader lacks the last acknowledged batch, and the read reaches what it holds
 )
 
 // proveShort says what a short read without the log end proves. The last
