@@ -226,7 +226,8 @@ func (l *loop) failureHeard(r route) {
 // leader, the partition's leader now, and answers them as never written:
 // they are resent to the new leader without waiting behind the old one's
 // queue. Batches already handed to a sender stay: they are answered by the
-// broker they went to.
+// broker they went to. The answer ends the attempt as a sender's would
+// (answered): a batch already reported (pinned) is released.
 func (l *loop) unqueue(tp idempotence.TopicPartition, leader int32) {
 	for _, r := range l.outboxIDs {
 		ob := l.outboxes[r]
@@ -239,9 +240,7 @@ func (l *loop) unqueue(tp idempotence.TopicPartition, leader int32) {
 				kept = append(kept, o)
 				continue
 			}
-			if bs := l.batches[o.id]; bs != nil {
-				bs.outstanding = false
-			}
+			l.answered(o.id)
 			l.step(idempotence.Answer{TP: tp, ID: o.id, Response: neverWritten})
 		}
 		clear(ob.queue[len(kept):])

@@ -29,7 +29,10 @@ type sender struct {
 	rounds []queued
 	// fence counts this sender's failures on the way (the broker
 	// unreachable, a connection lost): see queued.seen.
-	fence  uint64
+	fence uint64
+	// last is the connection the sender last took to write on (only
+	// its goroutine touches it): see connect.
+	last   *protocol.Conn
 	signal chan struct{}
 	done   chan struct{}
 	once   sync.Once
@@ -46,19 +49,6 @@ func newSender(p *Producer, r route) *sender {
 }
 
 func (s *sender) stop() { s.once.Do(func() { close(s.done) }) }
-
-// queued is a request the loop handed over, with how many of the
-// sender's failures the loop had heard of then. A request that failed on
-// the way fails every request queued behind it, as one connection's
-// pipeline would: a request the loop built before it heard of a failure
-// is answered never written instead of going out on a new connection. It
-// may hold a later batch of a partition whose earlier batch failed, and a
-// broker that lost its state of the producer (a power cut, an expiry)
-// would take it and leave the earlier one to land after it, out of order.
-type queued struct {
-	round []outgoing
-	seen  uint64
-}
 
 // push queues rounds to write, in order; seen is how many of the sender's
 // failures the machine had had when the loop built them.
@@ -80,23 +70,6 @@ func (s *sender) takeRounds() []queued {
 	r := s.rounds
 	s.rounds = nil
 	return r
-}
-
-// stale reports whether q was built before the loop heard of the
-// sender's latest failure.
-func (s *sender) stale(q queued) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return q.seen < s.fence
-}
-
-// failed counts one more failure; its last answer to the loop carries
-// failure (answersIn), so that the loop counts the failures the machine
-// has had.
-func (s *sender) failed() {
-	s.mu.Lock()
-	s.fence++
-	s.mu.Unlock()
 }
 
 // outgoing is one batch in one produce request.
@@ -125,17 +98,26 @@ func (s *sender) run() {
 		var conn *protocol.Conn
 		for i, q := range queue {
 			if s.stale(q) { // an earlier request failed while this one waited
-				s.answerAll(q.round, neverWritten, fmt.Errorf("produce to broker %d: %w", s.broker, errBehindFailure), false)
+				s.behind(q)
 				continue
 			}
 			if conn == nil {
 				var err error
-				if conn, err = s.dial(); err != nil {
+				if conn, err = s.connect(); err != nil {
 					if p.ctx.Err() != nil {
 						return
 					}
 					s.unsent(queue[i:], err)
 					break
+				}
+				// The dial may have replaced a connection that failed
+				// since the check above; connect returns once the old
+				// one has failed every request it carried, so the fence
+				// now counts its failures. Checked again before the
+				// first write on the connection.
+				if s.stale(q) {
+					s.behind(q)
+					continue
 				}
 			}
 			s.send(conn, q.round)
