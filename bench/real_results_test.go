@@ -34,6 +34,8 @@ type peerResult struct {
 	firstErr       string
 	notes          []string
 	load           time.Duration // how long the load ran
+	measuredHeal   bool          // the scenario marked when the cluster healed
+	afterHeal      time.Duration // the longest stall after it
 }
 
 func (r *realRun) result(sc, peer string, log map[int32][]readback.Record) peerResult {
@@ -41,6 +43,10 @@ func (r *realRun) result(sc, peer string, log map[int32][]readback.Record) peerR
 	var at time.Time
 	res.stall, res.stallPart, res.resumed, at = r.tl.stall(realParts, r.from, r.ended)
 	res.stallAt = at.Sub(r.began)
+	if !r.healed.IsZero() {
+		res.measuredHeal = true
+		res.afterHeal, _, _, _ = r.tl.stall(realParts, r.healed, r.ended)
+	}
 	var gs []string
 	for _, g := range r.tl.gaps(realParts, r.from, r.ended, 2*time.Second) {
 		gs = append(gs, fmt.Sprintf("p%d %.1fs@%.1fs", g.part, g.duration.Seconds(), g.from.Sub(r.began).Seconds()))

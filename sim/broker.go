@@ -39,6 +39,9 @@ type broker struct {
 	held   map[net.Conn]string // silent connections, by the address they reached
 	ghosts []net.Listener      // addresses a vanished broker left (StartBrokerAt)
 	heldWG sync.WaitGroup      // one per held connection
+	// thaw is open while the broker is frozen (FreezeBroker) and closed
+	// when it thaws; nil when it runs.
+	thaw chan struct{}
 }
 
 func newBroker(c *Cluster, id int32) *broker {
@@ -200,6 +203,9 @@ func (b *broker) serveConn(ctx context.Context, nc net.Conn, connID uint64) {
 		if err != nil {
 			return
 		}
+		if !b.awaitThaw(ctx) {
+			return
+		}
 		start := time.Now()
 		h, req, err := decodeRequest(frame)
 		var oc outcome
@@ -249,7 +255,7 @@ func (b *broker) serveConn(ctx context.Context, nc net.Conn, connID uint64) {
 		case actClose, actSilent:
 			return
 		}
-		if !b.sleepDelay(ctx) {
+		if !b.sleepDelay(ctx) || !b.awaitThaw(ctx) {
 			return
 		}
 		out = appendResponse(out[:0], h.correlation, oc.resp)

@@ -120,6 +120,16 @@ func (c *Cluster) KillBroker(id int32) error { return c.stopBroker(id, stopCrash
 // comes back, and kept should it lead again.
 func (c *Cluster) KillProcess(id int32) error { return c.stopBroker(id, stopKill) }
 
+// KillProcessUnnoticed is KillProcess while the controller has lost its
+// quorum (a KRaft cluster of combined nodes with another voter frozen or
+// down): nobody can fence the broker, so the metadata does not change —
+// it stays the leader of its partitions and in their ISRs. Its
+// followers stop copying from it; a leader it follows holds its high
+// watermark for it (acks=all batches appended there wait, and time out);
+// clients find its address refusing connections. FenceBroker is the
+// controller acting once its quorum is back.
+func (c *Cluster) KillProcessUnnoticed(id int32) error { return c.stopBroker(id, stopUnnoticed) }
+
 // CutPower stops a broker as a power cut to its host does when the page
 // cache held everything written since its partitions' other replicas last
 // copied it (Kafka acknowledges on replication, not on fsync, and flushes
@@ -140,6 +150,7 @@ const (
 	stopVanish                   // a host crash whose connections stay open and silent
 	stopKill                     // a process killed: the log is kept
 	stopPowerCut                 // a power cut: what no other replica holds is lost
+	stopUnnoticed                // a process killed while the controller has no quorum
 )
 
 func (c *Cluster) stopBroker(id int32, mode stopMode) error {
@@ -163,6 +174,14 @@ func (c *Cluster) stopBroker(id int32, mode stopMode) error {
 		b.stopLocked()
 	}
 	b.crashed = mode != stopClean
+	if mode == stopUnnoticed {
+		// Nothing in the metadata changes until FenceBroker.
+		c.log.Info("broker killed unnoticed", "broker", id)
+		c.broadcastLocked()
+		c.mu.Unlock()
+		b.wg.Wait()
+		return nil
+	}
 	for _, name := range c.names {
 		for _, pt := range c.topics[name].parts {
 			r := pt.logs[id]

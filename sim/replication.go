@@ -49,7 +49,7 @@ func (c *Cluster) lagLocked(b *broker) time.Duration {
 // replicateLocked does one round of copying for follower b and returns when
 // the next batch becomes due (zero if nothing is pending).
 func (c *Cluster) replicateLocked(b *broker, now time.Time) time.Time {
-	if !b.up || c.cfg.sink {
+	if !b.up || c.cfg.sink || c.frozenLocked(b.id) {
 		return time.Time{}
 	}
 	lag := c.lagLocked(b)
@@ -58,7 +58,7 @@ func (c *Cluster) replicateLocked(b *broker, now time.Time) time.Time {
 	for _, name := range c.names {
 		for _, pt := range c.topics[name].parts {
 			r := pt.logs[b.id]
-			if r == nil || pt.leader < 0 || pt.leader == b.id || pt.paused[b.id] || !c.isUp(pt.leader) {
+			if r == nil || pt.leader < 0 || pt.leader == b.id || pt.paused[b.id] || !c.isUp(pt.leader) || c.frozenLocked(pt.leader) {
 				continue
 			}
 			lead := pt.logs[pt.leader]
