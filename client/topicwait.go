@@ -24,8 +24,13 @@ type heldTopics struct {
 	closed bool // Close began: nothing more is held
 }
 
-// heldTopic counts the records posted to the loop for one topic.
-type heldTopic struct{ posted int }
+// heldTopic is one held topic: the records posted to the loop for it and,
+// once the wait for its metadata has ended, a channel closed when the loop
+// has placed them all (nothing more is posted then).
+type heldTopic struct {
+	posted  int
+	drained chan struct{}
+}
 
 // holdIn: Produce held r for its topic's metadata, with the buffer room rv.
 type holdIn struct {
@@ -42,49 +47,78 @@ type topicIn struct {
 // produceSlow is Produce when some topic is held or r's topic is not known:
 // r goes to its partition if its topic is known and not held, else to the
 // loop to wait for the topic's metadata, behind the topic's held records.
+// Once the wait has ended, r waits for the loop to place the records posted
+// before it (one pass of the loop; not the cluster), then goes its way.
 func (p *Producer) produceSlow(ctx context.Context, r *Record, try bool) {
+	for {
+		drained := p.hold(ctx, r, try)
+		if drained == nil {
+			return
+		}
+		select {
+		case <-drained:
+		case <-ctx.Done():
+			p.finish(r, contextError(ctx.Err()))
+			return
+		case <-p.loop.exited:
+			p.finish(r, notWritten(ErrClosed))
+			return
+		}
+	}
+}
+
+// hold appends r, holds it (posts it to the loop) or fails it, and returns
+// nil; or, if the wait for r's topic has ended and the loop has yet to
+// place the records posted before, it returns the channel closed then.
+func (p *Producer) hold(ctx context.Context, r *Record, try bool) <-chan struct{} {
 	h := &p.held
 	h.mu.Lock()
-	_, waiting := h.topics[r.Topic]
+	e := h.topics[r.Topic]
 	h.mu.Unlock()
-	if !waiting {
+	if e == nil {
 		if tp := p.parts.lookup(p.meta, p.acc, r.Topic); tp != nil {
 			p.appendTo(ctx, r, tp, try, nil)
-			return
+			return nil
 		}
 		if err := p.recentlyUnknown(r.Topic); err != nil {
 			p.finish(r, err)
-			return
+			return nil
 		}
 	}
 	rv, err := p.reserve(ctx, r, try)
 	if err != nil {
 		p.finish(r, notWritten(err))
-		return
+		return nil
 	}
 	h.mu.Lock()
-	e := h.topics[r.Topic]
-	if e == nil {
+	e = h.topics[r.Topic]
+	switch {
+	case e == nil:
 		if err := p.startHolding(r.Topic); err != nil {
 			h.mu.Unlock()
 			if errors.Is(err, errTopicKnown) {
 				p.appendReserved(r, rv)
-				return
+				return nil
 			}
 			p.acc.Unreserve(rv)
 			p.finish(r, err)
-			return
+			return nil
 		}
 		e = h.topics[r.Topic]
-	} else if h.closed {
+	case h.closed:
 		h.mu.Unlock()
 		p.acc.Unreserve(rv)
 		p.finish(r, notWritten(ErrClosed))
-		return
+		return nil
+	case e.drained != nil:
+		h.mu.Unlock()
+		p.acc.Unreserve(rv)
+		return e.drained
 	}
 	e.posted++
 	p.loop.in.post(holdIn{r: r, rv: rv})
 	h.mu.Unlock()
+	return nil
 }
 
 // errTopicKnown: startHolding found the topic's metadata known.
@@ -149,18 +183,28 @@ func accError(ctx context.Context, err error) error {
 }
 
 // heldDone tells Produce's side that the loop has had received records of
-// topic, whose wait has ended: if that is every record posted, the topic
-// is no longer held, and reports so.
+// topic, whose wait has ended. If that is every record posted, the topic
+// is no longer held, and heldDone reports so; else Produce posts no more
+// records for it (they wait for drained).
 func (p *Producer) heldDone(topic string, received int) bool {
 	h := &p.held
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	e := h.topics[topic]
-	if e == nil || e.posted != received {
-		return e == nil
+	if e == nil {
+		return true
+	}
+	if e.posted != received {
+		if e.drained == nil {
+			e.drained = make(chan struct{})
+		}
+		return false
 	}
 	delete(h.topics, topic)
 	h.n.Add(-1)
+	if e.drained != nil {
+		close(e.drained)
+	}
 	return true
 }
 
