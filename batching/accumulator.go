@@ -191,7 +191,7 @@ func heldOf(r *Record, token any) Source {
 // record's token (Batch.Sources, Batch.Token).
 func (a *Accumulator) AppendSourceTo(ctx context.Context, ref PartitionRef, src Source) error {
 	for {
-		ch, err := a.tryAppend(ref, src, true)
+		ch, err := a.tryAppend(ref, src, true, nil)
 		if ch == nil {
 			return err
 		}
@@ -222,14 +222,16 @@ func (a *Accumulator) TryAppendTo(ref PartitionRef, r *Record, token any) error 
 
 // TryAppendSourceTo is TryAppendTo of a Source (see AppendSourceTo).
 func (a *Accumulator) TryAppendSourceTo(ref PartitionRef, src Source) error {
-	_, err := a.tryAppend(ref, src, false)
+	_, err := a.tryAppend(ref, src, false, nil)
 	return err
 }
 
 // tryAppend appends src, or, without room and if wait, registers a waiter
-// and returns the channel to wait on.
-func (a *Accumulator) tryAppend(ref PartitionRef, src Source, wait bool) (<-chan struct{}, error) {
+// and returns the channel to wait on. With rv, src takes the room rv
+// reserved (it was admitted then) and rv ends, whatever the outcome.
+func (a *Accumulator) tryAppend(ref PartitionRef, src Source, wait bool, rv *Reservation) (<-chan struct{}, error) {
 	if ref.a != a || ref.p == nil {
+		a.endReservation(rv)
 		return nil, ErrBadRef
 	}
 	key, value, headers, ts := src.BatchRecord()
@@ -239,11 +241,15 @@ func (a *Accumulator) tryAppend(ref PartitionRef, src Source, wait bool) (<-chan
 	// is what MaxRecordBytes bounds).
 	size := encodedLen(bodyLenOf(fields, 0, 0))
 	if n := batchHeaderLen + size; n > a.cfg.MaxRecordBytes {
+		a.endReservation(rv)
 		return nil, &RecordTooLargeError{Size: n, Max: a.cfg.MaxRecordBytes}
 	}
 	first := size
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if rv != nil {
+		a.unreserveLocked(*rv)
+	}
 	if a.closed {
 		return nil, ErrClosed
 	}
@@ -255,7 +261,7 @@ func (a *Accumulator) tryAppend(ref PartitionRef, src Source, wait bool) (<-chan
 			size = first
 		}
 	}
-	if a.bufRecords+1 > a.cfg.MaxBufferedRecords || a.bufBytes+int64(size) > a.cfg.MaxBufferedBytes {
+	if rv == nil && (a.bufRecords+1 > a.cfg.MaxBufferedRecords || a.bufBytes+int64(size) > a.cfg.MaxBufferedBytes) {
 		// If open batches hold most of the buffer, close them so that
 		// their release can make room; otherwise wait for closed ones.
 		if a.openBytes*2 >= a.bufBytes || a.openRecords*2 >= a.bufRecords {

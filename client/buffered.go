@@ -13,9 +13,8 @@ const BufferedInterval = 100 * time.Millisecond
 // batches, or in flight to a broker. Bytes are the records' uncompressed
 // sizes. It is the depth MaxBuffered limits.
 func (p *Producer) Buffered() (records int, bytes int64) {
-	r, b := p.acc.Buffered()
-	hr, hb := p.heldCount()
-	return r + hr, b + hb
+	// Held records are in the accumulator's count: their room is reserved.
+	return p.acc.Buffered()
 }
 
 // bufferedLoop calls Hooks.Buffered every BufferedInterval while the

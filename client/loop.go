@@ -41,6 +41,7 @@ type loop struct {
 	initing   bool              // an InitProducerId is under way
 	closed    bool
 	failing   map[idempotence.TopicPartition]*failStreak // partitions whose attempts fail, until one is acknowledged
+	held      map[string]*heldQueue                      // records waiting for their topic's metadata (loop_held.go)
 
 	later  []idempotence.Input // follow-up inputs produced while acting on Ready
 	purged []chan struct{}     // Purge calls to answer once the machine's answer is acted on
@@ -132,6 +133,7 @@ func newLoop(p *Producer, idem *idempotence.Producer) *loop {
 		lanes:    make(map[laneKey]int32),
 		laneLoad: make(map[int32][]int),
 		failing:  make(map[idempotence.TopicPartition]*failStreak),
+		held:     make(map[string]*heldQueue),
 		exited:   make(chan struct{}),
 		trace:    p.log.Enabled(context.Background(), LevelTrace),
 	}
@@ -195,8 +197,16 @@ func (l *loop) apply(x any) {
 	case purgeIn:
 		l.step(idempotence.Purge{Queued: v.what&PurgeQueued != 0, InFlight: v.what&PurgeInFlight != 0})
 		l.purged = append(l.purged, v.done)
+	case holdIn:
+		l.hold(v)
+	case topicIn:
+		l.topicEnded(v)
+	case purgeHeldIn:
+		l.failHeld(errPurgedHeld)
+		close(v.done)
 	case closeIn:
 		l.closed = true
+		l.failHeld(notWritten(ErrClosed))
 		l.step(idempotence.Close{})
 	case idempotence.Input:
 		l.step(v)
@@ -409,7 +419,7 @@ func inputKey(x any) inKey {
 		return inKey{rank: 3}
 	case identityIn:
 		return inKey{rank: 4}
-	case purgeIn:
+	case purgeIn, purgeHeldIn:
 		return inKey{rank: 8}
 	case closeIn:
 		return inKey{rank: 9}

@@ -48,7 +48,7 @@ type Producer struct {
 	calls *callbackQueue
 
 	deliverFn func(*Record, error) // p.deliver, allocated once
-	held      heldRecords          // records waiting for their topic's metadata
+	held      heldTopics           // topics whose records wait for metadata in the loop
 	parts     partCache            // each known topic's partition refs
 
 	unknownMu sync.Mutex
@@ -294,66 +294,63 @@ func (p *Producer) produce(ctx context.Context, r *Record, cb func(*Record, erro
 	if r.Timestamp.IsZero() {
 		r.Timestamp = time.Now()
 	}
-	if p.held.topicsN.Load() == 0 {
+	if p.held.n.Load() == 0 {
 		// The common case: no topic waits for metadata and r's is known.
 		if tp := p.parts.lookup(p.meta, p.acc, r.Topic); tp != nil {
-			p.appendTo(ctx, r, tp, try)
+			p.appendTo(ctx, r, tp, try, nil)
 			return
 		}
 	}
-	if p.holdForMetadata(ctx, r, try) {
-		return
-	}
-	p.appendRecord(ctx, r, try)
+	p.produceSlow(ctx, r, try)
 }
 
-// appendRecord places r in its partition (the topic's metadata is known)
-// and appends it to the accumulator.
-func (p *Producer) appendRecord(ctx context.Context, r *Record, try bool) {
+// appendReserved places r, admitted into the buffer room rv while its
+// topic's metadata was not known, in its partition (the metadata is known
+// now) and appends it to the accumulator, without waiting.
+func (p *Producer) appendReserved(r *Record, rv batching.Reservation) {
 	tp := p.parts.lookup(p.meta, p.acc, r.Topic)
 	if tp == nil {
+		p.acc.Unreserve(rv)
 		n, err := p.meta.Partitions(r.Topic)
 		if err != nil {
-			p.finish(r, fmt.Errorf("%w %q: %w", ErrUnknownTopic, r.Topic, err))
+			p.finish(r, notWritten(fmt.Errorf("%w %q: %w", ErrUnknownTopic, r.Topic, err)))
 			return
 		}
-		if tp = p.parts.lookup(p.meta, p.acc, r.Topic); tp == nil {
-			// Known, with no partitions (or the count changed between
-			// the two reads): no partition can take r.
-			p.finish(r, notWritten(fmt.Errorf("%w: %s[%d] (the topic has %d partitions)", ErrUnknownPartition, r.Topic, r.Partition, n)))
-			return
-		}
+		// Known, with no partitions: no partition can take r.
+		p.finish(r, notWritten(fmt.Errorf("%w: %s[%d] (the topic has %d partitions)", ErrUnknownPartition, r.Topic, r.Partition, n)))
+		return
 	}
-	p.appendTo(ctx, r, tp, try)
+	p.appendTo(context.Background(), r, tp, false, &rv)
 }
 
 // appendTo places r in one of its topic's partitions tp and appends it to
-// the accumulator.
-func (p *Producer) appendTo(ctx context.Context, r *Record, tp *topicParts, try bool) {
+// the accumulator: into the room rv reserved, if rv is not nil (rv ends
+// whatever the outcome), else waiting for room within ctx unless try.
+func (p *Producer) appendTo(ctx context.Context, r *Record, tp *topicParts, try bool, rv *batching.Reservation) {
 	part := r.Partition
 	if !r.HasPartition {
 		part = p.cfg.partitioner.Partition(r, tp.n)
 	}
 	if part < 0 || part >= tp.n {
+		if rv != nil {
+			p.acc.Unreserve(*rv)
+		}
 		p.finish(r, notWritten(fmt.Errorf("%w: %s[%d] (the topic has %d partitions)", ErrUnknownPartition, r.Topic, part, tp.n)))
 		return
 	}
 	r.Partition = part
 	var err error
-	if try {
+	switch {
+	case rv != nil:
+		err = p.acc.AppendReservedTo(tp.refs[part], tokenOf(r), *rv)
+	case try:
 		err = p.acc.TryAppendSourceTo(tp.refs[part], tokenOf(r))
-	} else {
+	default:
 		err = p.acc.AppendSourceTo(ctx, tp.refs[part], tokenOf(r))
 	}
-	switch {
-	case err == nil:
-		return
-	case errors.Is(err, batching.ErrClosed):
-		err = ErrClosed
-	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
-		err = contextError(err)
+	if err != nil {
+		p.finish(r, notWritten(accError(ctx, err)))
 	}
-	p.finish(r, notWritten(err))
 }
 
 // refuse reports a nil record to cb, if any.

@@ -50,7 +50,9 @@ func (p *Producer) Purge(ctx context.Context, what PurgeFlags) error {
 	if what&PurgeQueued == 0 {
 		return p.purgeMachine(ctx, what)
 	}
-	p.purgeHeld()
+	if err := p.purgeHeld(ctx); err != nil {
+		return err
+	}
 	p.acc.Flush()
 	if err := p.acc.Drain(ctx); err != nil {
 		return publicError(fmt.Errorf("client: purge: %w", err))
@@ -77,26 +79,20 @@ func (p *Producer) purgeMachine(ctx context.Context, what PurgeFlags) error {
 // topic's metadata.
 var errPurgedHeld = fmt.Errorf("%w: %w", ErrPurged, ErrNotWritten)
 
-// purgeHeld fails every record waiting for its topic's metadata. The
-// topics' goroutines find their queues empty and end.
-func (p *Producer) purgeHeld() {
-	h := &p.held
-	h.mu.Lock()
-	var purged []*Record
-	for topic, q := range h.topics {
-		purged = append(purged, q...)
-		for _, r := range q {
-			h.records--
-			h.bytes -= recordBytes(r)
-		}
-		h.topics[topic] = q[:0]
+// purgeHeld has the loop fail every record waiting for its topic's
+// metadata, and waits until their callbacks are queued.
+func (p *Producer) purgeHeld(ctx context.Context) error {
+	if p.held.n.Load() == 0 {
+		return nil // no topic held: no held record, not even on its way to the loop
 	}
-	if len(purged) > 0 && h.room != nil {
-		close(h.room)
-		h.room = nil
-	}
-	h.mu.Unlock()
-	for _, r := range purged {
-		p.finish(r, errPurgedHeld)
+	done := make(chan struct{})
+	p.loop.in.post(purgeHeldIn{done: done})
+	select {
+	case <-done:
+		return nil
+	case <-p.loop.exited:
+		return ErrClosed
+	case <-ctx.Done():
+		return publicError(fmt.Errorf("client: purge: %w", ctx.Err()))
 	}
 }
