@@ -347,6 +347,14 @@ func TestRandomWalk(t *testing.T) {
 		// found the limit at seeds 10064, deadlines, and 41779, a
 		// truncation, when they had them too).
 		lateOK := !forgetful && !deadlines && !truncations && !purgeInFlight
+		// Every sixth walk deletes and re-creates the topic of a busy
+		// partition up to twice (drawn from rng2, only in these walks,
+		// so that every other walk stays as it was): a new log without
+		// producer state, leader epochs from 0.
+		recreations := 0
+		if seed%6 == 5 {
+			recreations = 1 + rng2.IntN(2)
+		}
 		for steps := 0; steps < 2000; steps++ {
 			if purges > 0 && rng.IntN(8) == 0 {
 				purges--
@@ -406,13 +414,17 @@ func TestRandomWalk(t *testing.T) {
 				w.logf("p%d high watermark trails at %d for %d reads", i, at, reads)
 				w.m.lag(tp, at, reads)
 			}
+			if recreations > 0 && rng2.IntN(10) == 0 {
+				recreations--
+				w.recreate(i, rng2)
+			}
 			w.step(i, f)
 		}
 		if len(w.busy()) != 0 {
 			t.Fatalf("seed %d: walk did not finish", seed)
 		}
 		for _, line := range w.trace {
-			for _, k := range []string{"purge", "purged", "expired every producer", "read tail", "bumped", "new producer id", "failed", "delivered", "send", "deadline", "unknown-processed", "restart", "code 45", "code 47", "truncated", "data loss", "split", "fatal", "leader-move", "late p", "compacted"} {
+			for _, k := range []string{"purge", "purged", "expired every producer", "read tail", "bumped", "new producer id", "failed", "delivered", "send", "deadline", "unknown-processed", "restart", "code 45", "code 47", "truncated", "data loss", "split", "fatal", "leader-move", "late p", "compacted", "recreated"} {
 				if strings.Contains(line, k) {
 					stats[k]++
 				}

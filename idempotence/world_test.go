@@ -110,6 +110,8 @@ type world struct {
 	noEndOffset bool
 	// losses are the DataLoss events reported, per partition.
 	losses map[TopicPartition][]DataLoss
+	// recreated counts each partition's topic re-creations (recreate).
+	recreated map[TopicPartition]int
 }
 
 // lateReq is a request the broker read before its connection dropped.
@@ -409,7 +411,7 @@ func (w *world) event(e Event) {
 		// above the high watermark is visible to the next one.
 		w.m.commit(e.TP)
 	case RefreshMetadata:
-		w.pr.leaderChanged(e.TP, 1+w.leaderEpoch[e.TP]%3, w.leaderEpoch[e.TP])
+		w.tellLeader(e.TP)
 	case NeedProducerID:
 		w.logf("new producer id %d", w.nextPID)
 		w.pr.setIdentity(w.nextPID, 0)
@@ -536,7 +538,10 @@ func (w *world) quiesce(allDelivered bool) {
 				w.fail("delivered batch %d is %d times in the log", id, n)
 			}
 		}
-		if allDelivered && b.delivered == 0 && !(errors.Is(b.failed, ErrOutcomeUnknown) && (b.compacted || w.truncatedIn(b.tp))) {
+		if n, _ := w.m.count(b.tp, id); n > 1 {
+			w.fail("batch %d written %d times (over its topic's re-creations)", id, n)
+		}
+		if allDelivered && b.delivered == 0 && !(errors.Is(b.failed, ErrOutcomeUnknown) && (b.compacted || w.truncatedIn(b.tp) || w.recreated[b.tp] > 0)) {
 			// (A batch the cleaner removed before a read could see it —
 			// a late copy, say — cannot be proven either way; nor one
 			// whose partition an unclean election truncated.)
