@@ -496,7 +496,7 @@ func newWorldStamped(w *world, stamp time.Time) *world {
 		nw.tps = append(nw.tps, tp)
 		nw.seqKey[tp] = map[numbering]int32{}
 		nw.lastDeliv[tp] = -1
-		nw.pr.leaderChanged(tp, 1, 0)
+		nw.pr.leaderChangedIn(tp, 1, 0, 1)
 	}
 	for _, id := range w.ids {
 		b := w.wb[id]
@@ -521,7 +521,7 @@ func newWorldDeadlines(w *world, rng *rand.Rand) *world {
 		nw.tps = append(nw.tps, tp)
 		nw.seqKey[tp] = map[numbering]int32{}
 		nw.lastDeliv[tp] = -1
-		nw.pr.leaderChanged(tp, 1, 0)
+		nw.pr.leaderChangedIn(tp, 1, 0, 1)
 		for j := 0; j < n; j++ {
 			recs := int32(1 + rng.IntN(3))
 			nw.wb[id] = &wbatch{tp: tp, idx: float64(j), width: 1, records: recs, offset: -2}

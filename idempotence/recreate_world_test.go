@@ -11,6 +11,19 @@ import "math/rand/v2"
 // topic, not its id). Then one to three more batches are enqueued.
 func (w *world) recreate(i int, rng *rand.Rand) {
 	tp := w.tps[i]
+	seen := map[BatchID]bool{}
+	for _, b := range w.m.part(tp).log {
+		if seen[b.id] {
+			w.fail("duplicate of batch %d in the log of %v before its topic's deletion", b.id, tp)
+		}
+		seen[b.id] = true
+	}
+	if w.crossing == nil {
+		w.crossing = map[BatchID]bool{}
+	}
+	for _, r := range w.net[tp] {
+		w.crossing[r.send.ID] = true
+	}
 	w.m.recreate(tp)
 	w.leaderEpoch[tp] = 0
 	if w.recreated == nil {
@@ -24,6 +37,9 @@ func (w *world) recreate(i int, rng *rand.Rand) {
 		if x.tp == tp && x.numbered {
 			x.mayRenum = true
 		}
+		if x.tp == tp && x.truncated {
+			x.deleted = true
+		}
 	}
 	w.errSince[tp] = true
 	w.tellLeader(tp)
@@ -33,5 +49,5 @@ func (w *world) recreate(i int, rng *rand.Rand) {
 
 // tellLeader feeds the partition's current leader, as metadata shows it.
 func (w *world) tellLeader(tp TopicPartition) {
-	w.pr.leaderChanged(tp, 1+w.leaderEpoch[tp]%3, w.leaderEpoch[tp])
+	w.pr.leaderChangedIn(tp, 1+w.leaderEpoch[tp]%3, w.leaderEpoch[tp], uint64(1+w.recreated[tp]))
 }

@@ -39,6 +39,11 @@ func (pr *Producer) tailRead(tp TopicPartition, t Tail) {
 		return
 	}
 	p.reading = false
+	if p.staleRead {
+		p.staleRead = false // of a deleted topic's log
+		pr.settle(p)
+		return
+	}
 	if t.Err != nil && !t.Unreadable {
 		pr.tailFailed(p)
 		pr.settle(p)
