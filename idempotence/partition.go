@@ -47,6 +47,7 @@ type partition struct {
 	// deleted topic's log and is dropped when it comes.
 	incarnation uint64
 	staleRead   bool
+	heldLoss    []DataLoss // found, reported at the next LeaderChanged of the same incarnation
 	// looked: a LeaderChanged came, with a leader or without one: the
 	// partition's metadata has been read at least once.
 	looked bool

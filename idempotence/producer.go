@@ -163,6 +163,7 @@ func (pr *Producer) leaderChangedIn(tp TopicPartition, broker int32, leaderEpoch
 			}
 			p.incarnation = incarnation
 		}
+		pr.releaseLoss(p)
 	}
 	p.looked = true
 	if p.knownEpoch && leaderEpoch >= 0 && leaderEpoch < p.leaderEpoch {

@@ -24,7 +24,8 @@ import "slices"
 //     at a time until the first success, once the old requests are
 //     answered;
 //   - what the partition remembered of the old log (acknowledged batches,
-//     log start, a pending read, a stop after data loss) is dropped: the
+//     log start, a pending read, a loss found and held for this very
+//     check — see reportLoss —, a stop after data loss) is dropped: the
 //     new log starts at offset 0 and shares nothing with the old one.
 func (pr *Producer) recreated(p *partition) {
 	last := -1
@@ -69,7 +70,7 @@ func (pr *Producer) recreated(p *partition) {
 	p.staleRead = p.reading // the read under way is of the old log
 	p.cautious, p.fails = true, 0
 	p.hasAckedPID, p.hasAckedSeq, p.hasAnchor, p.anchorGap = false, false, false, 0
-	p.history, p.forgot = nil, forgotRun{}
+	p.history, p.forgot, p.heldLoss = nil, forgotRun{}, nil
 	p.shortReads, p.heldReads, p.openReads, p.wideRead, p.logStart = 0, 0, 0, false, -1
 }
 
