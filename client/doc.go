@@ -22,7 +22,8 @@
 //     ErrInvalidRecord, ErrAuthorization, ErrAuthentication (with
 //     ErrTokenRejected for a refused OAUTHBEARER token), ErrTokenProvider
 //     (SASLOAuthBearer's provider failed), ErrBufferFull (TryProduce),
-//     ErrClosed, ErrPurged (Purge), ErrPartitionStopped (StopOnDataLoss);
+//     ErrClosed, ErrPurged (Purge), ErrPartitionStopped (StopOnDataLoss),
+//     ErrTopicRecreated (the topic deleted and created again);
 //     each also matches ErrNotWritten or ErrOutcomeUnknown.
 //
 // Errors are one line, prefixed "rollsafe: ". Produce never waits for the

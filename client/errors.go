@@ -44,6 +44,11 @@ var (
 	// ErrPurged: Purge failed the record before it was resolved; joined
 	// with ErrNotWritten or ErrOutcomeUnknown.
 	ErrPurged = idempotence.ErrPurged
+	// ErrTopicRecreated: the record's topic was deleted and created again
+	// before the record was resolved; joined with ErrNotWritten or
+	// ErrOutcomeUnknown (it was in flight to the old topic, and may be in
+	// either log).
+	ErrTopicRecreated = idempotence.ErrTopicRecreated
 	// ErrBrokersUnreachable: no broker could be reached to learn the
 	// topic's metadata; the error is a *BrokersUnreachableError naming
 	// the addresses tried. The record was never sent (ErrNotWritten).

@@ -29,10 +29,14 @@ type loop struct {
 	// pinned holds finished batches (reported at their deadline or at
 	// Close) still in an outbox or at a sender: their bytes are released
 	// once the attempt is answered, never while they may still be written.
-	pinned    map[idempotence.BatchID]*batchState
-	nextID    idempotence.BatchID
-	known     map[idempotence.TopicPartition]bool  // partitions the machine has heard of
-	told      map[idempotence.TopicPartition]int32 // the leader the machine was last told
+	pinned map[idempotence.BatchID]*batchState
+	nextID idempotence.BatchID
+	known  map[idempotence.TopicPartition]bool  // partitions the machine has heard of
+	told   map[idempotence.TopicPartition]int32 // the leader the machine was last told
+	// awaitMeta: partitions whose RefreshMetadata the next metadata
+	// answer must settle, not a leader hint (it may check that the topic
+	// was not deleted and created again).
+	awaitMeta map[idempotence.TopicPartition]bool
 	senders   map[route]*sender
 	outboxes  map[route]*outbox // batches not yet handed to a sender, per connection
 	outboxIDs []route           // the keys of outboxes, ascending
@@ -121,21 +125,22 @@ type (
 
 func newLoop(p *Producer, idem *idempotence.Producer) *loop {
 	return &loop{
-		p:        p,
-		idem:     idem,
-		in:       inbox{signal: make(chan struct{}, 1)},
-		batches:  make(map[idempotence.BatchID]*batchState),
-		pinned:   make(map[idempotence.BatchID]*batchState),
-		known:    make(map[idempotence.TopicPartition]bool),
-		told:     make(map[idempotence.TopicPartition]int32),
-		senders:  make(map[route]*sender),
-		outboxes: make(map[route]*outbox),
-		lanes:    make(map[laneKey]int32),
-		laneLoad: make(map[int32][]int),
-		failing:  make(map[idempotence.TopicPartition]*failStreak),
-		held:     make(map[string]*heldQueue),
-		exited:   make(chan struct{}),
-		trace:    p.log.Enabled(context.Background(), LevelTrace),
+		p:         p,
+		idem:      idem,
+		in:        inbox{signal: make(chan struct{}, 1)},
+		batches:   make(map[idempotence.BatchID]*batchState),
+		pinned:    make(map[idempotence.BatchID]*batchState),
+		known:     make(map[idempotence.TopicPartition]bool),
+		told:      make(map[idempotence.TopicPartition]int32),
+		awaitMeta: make(map[idempotence.TopicPartition]bool),
+		senders:   make(map[route]*sender),
+		outboxes:  make(map[route]*outbox),
+		lanes:     make(map[laneKey]int32),
+		laneLoad:  make(map[int32][]int),
+		failing:   make(map[idempotence.TopicPartition]*failStreak),
+		held:      make(map[string]*heldQueue),
+		exited:    make(chan struct{}),
+		trace:     p.log.Enabled(context.Background(), LevelTrace),
 	}
 }
 
@@ -192,6 +197,7 @@ func (l *loop) apply(x any) {
 		l.answers(v)
 	case metadataIn:
 		l.leaders(nil)
+		clear(l.awaitMeta)
 	case identityIn:
 		l.identity(v)
 	case purgeIn:
@@ -248,7 +254,10 @@ func (l *loop) leaders(tps []idempotence.TopicPartition) {
 	}
 	var drop []int32
 	for _, tp := range tps {
-		leader, epoch, err := l.p.meta.Leader(tp.Topic, tp.Partition)
+		// The topic's incarnation comes with the leader: a topic deleted
+		// and created again is a new one, whose leader epochs start over
+		// (the machine ends what the old one held).
+		leader, epoch, inc, err := l.p.meta.LeaderIn(tp.Topic, tp.Partition)
 		if err != nil {
 			leader, epoch = -1, -1
 		}
@@ -259,7 +268,7 @@ func (l *loop) leaders(tps []idempotence.TopicPartition) {
 			}
 			l.told[tp] = leader
 		}
-		l.step(idempotence.LeaderChanged{TP: tp, Broker: leader, LeaderEpoch: epoch})
+		l.step(idempotence.LeaderChanged{TP: tp, Broker: leader, LeaderEpoch: epoch, Incarnation: inc})
 	}
 	for _, b := range drop {
 		// The partition left a broker that stopped answering: what is in
@@ -303,10 +312,19 @@ func (l *loop) answers(a answersIn) {
 		l.step(idempotence.Answer{TP: o.tp, ID: o.id, Response: a.resps[i]})
 	}
 	for _, h := range a.hints {
-		if _, known := l.p.meta.Broker(h.leader); known {
-			l.unqueue(h.tp, h.leader)
-			l.step(idempotence.LeaderChanged{TP: h.tp, Broker: h.leader, LeaderEpoch: h.epoch})
+		if _, known := l.p.meta.Broker(h.leader); !known || l.awaitMeta[h.tp] {
+			continue
 		}
+		// The sender applied the hint to the metadata view, which keeps
+		// the newest leader of the topic's current incarnation: a hint
+		// about a deleted topic must not reach the machine as news of
+		// the new one.
+		leader, epoch, inc, err := l.p.meta.LeaderIn(h.tp.Topic, h.tp.Partition)
+		if err != nil || leader != h.leader || epoch != h.epoch {
+			continue
+		}
+		l.unqueue(h.tp, h.leader)
+		l.step(idempotence.LeaderChanged{TP: h.tp, Broker: h.leader, LeaderEpoch: h.epoch, Incarnation: inc})
 	}
 }
 

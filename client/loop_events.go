@@ -43,6 +43,7 @@ func (l *loop) event(ev idempotence.Event) {
 	case idempotence.NeedSplit:
 		l.later = append(l.later, l.split(e.TP, e.ID))
 	case idempotence.RefreshMetadata:
+		l.awaitMeta[e.TP] = true
 		p.kickMetadata()
 	}
 }

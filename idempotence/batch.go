@@ -44,6 +44,7 @@ type batch struct {
 	tooLarge bool  // MESSAGE_TOO_LARGE, split once the log shows the batch absent
 	offset   int64 // base offset once acked, -1 if unknown
 	corrupt  int   // CORRUPT_MESSAGE answers so far
+	old      bool  // of a deleted topic (recreated): delivered or left as it stands, never sent again
 }
 
 // waitingResend reports a numbered batch that must be written again.

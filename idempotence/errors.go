@@ -26,6 +26,12 @@ var (
 	// ErrPurged means the caller purged the batch (Purge) before it was
 	// resolved. It is always joined with ErrNotWritten or ErrOutcomeUnknown.
 	ErrPurged = errors.New("purged")
+	// ErrTopicRecreated means the batch's topic was deleted and created
+	// again before the batch was resolved. It is always joined with
+	// ErrNotWritten (the batch was never written, and batches after it
+	// went to the old topic) or ErrOutcomeUnknown (it may be in the old
+	// log, or land in the new one: it is never written again).
+	ErrTopicRecreated = errors.New("idempotence: topic deleted and created again")
 	// ErrInvalidBatch means Enqueue or Split was given an unusable batch
 	// (duplicate id, no records). It is joined with ErrNotWritten.
 	ErrInvalidBatch = errors.New("idempotence: invalid batch")
@@ -49,15 +55,17 @@ func (e *CodeError) Error() string {
 func (e *CodeError) Unwrap() error { return e.Err }
 
 var (
-	errTimeoutNotWritten = fmt.Errorf("%w: %w", ErrDeliveryTimeout, ErrNotWritten)
-	errTimeoutUnknown    = fmt.Errorf("%w: %w", ErrDeliveryTimeout, ErrOutcomeUnknown)
-	errUnknownUnproven   = fmt.Errorf("the broker cannot show whether the batch was written: %w", ErrOutcomeUnknown)
-	errStopped           = fmt.Errorf("%w: %w", ErrPartitionStopped, ErrNotWritten)
-	errStoppedLoss       = fmt.Errorf("%w after %w: %w", ErrPartitionStopped, ErrDataLoss, ErrNotWritten)
-	errClosed            = fmt.Errorf("%w: %w", ErrClosed, ErrNotWritten)
-	errClosedUnknown     = fmt.Errorf("%w: %w", ErrClosed, ErrOutcomeUnknown)
-	errPurged            = fmt.Errorf("%w: %w", ErrPurged, ErrNotWritten)
-	errPurgedUnknown     = fmt.Errorf("%w: %w", ErrPurged, ErrOutcomeUnknown)
-	errDuplicateID       = fmt.Errorf("%w: duplicate batch id: %w", ErrInvalidBatch, ErrNotWritten)
-	errNoRecords         = fmt.Errorf("%w: batch without records: %w", ErrInvalidBatch, ErrNotWritten)
+	errTimeoutNotWritten   = fmt.Errorf("%w: %w", ErrDeliveryTimeout, ErrNotWritten)
+	errTimeoutUnknown      = fmt.Errorf("%w: %w", ErrDeliveryTimeout, ErrOutcomeUnknown)
+	errUnknownUnproven     = fmt.Errorf("the broker cannot show whether the batch was written: %w", ErrOutcomeUnknown)
+	errStopped             = fmt.Errorf("%w: %w", ErrPartitionStopped, ErrNotWritten)
+	errStoppedLoss         = fmt.Errorf("%w after %w: %w", ErrPartitionStopped, ErrDataLoss, ErrNotWritten)
+	errClosed              = fmt.Errorf("%w: %w", ErrClosed, ErrNotWritten)
+	errClosedUnknown       = fmt.Errorf("%w: %w", ErrClosed, ErrOutcomeUnknown)
+	errPurged              = fmt.Errorf("%w: %w", ErrPurged, ErrNotWritten)
+	errPurgedUnknown       = fmt.Errorf("%w: %w", ErrPurged, ErrOutcomeUnknown)
+	errRecreatedNotWritten = fmt.Errorf("%w: %w", ErrTopicRecreated, ErrNotWritten)
+	errRecreatedUnknown    = fmt.Errorf("%w: %w", ErrTopicRecreated, ErrOutcomeUnknown)
+	errDuplicateID         = fmt.Errorf("%w: duplicate batch id: %w", ErrInvalidBatch, ErrNotWritten)
+	errNoRecords           = fmt.Errorf("%w: batch without records: %w", ErrInvalidBatch, ErrNotWritten)
 )

@@ -347,6 +347,14 @@ func TestRandomWalk(t *testing.T) {
 		// found the limit at seeds 10064, deadlines, and 41779, a
 		// truncation, when they had them too).
 		lateOK := !forgetful && !deadlines && !truncations && !purgeInFlight
+		// Every sixth walk deletes and re-creates the topic of a busy
+		// partition up to twice (drawn from rng2, only in these walks,
+		// so that every other walk stays as it was): a new log without
+		// producer state, leader epochs from 0.
+		recreations := 0
+		if seed%6 == 5 {
+			recreations = 1 + rng2.IntN(2)
+		}
 		for steps := 0; steps < 2000; steps++ {
 			if purges > 0 && rng.IntN(8) == 0 {
 				purges--
@@ -406,13 +414,17 @@ func TestRandomWalk(t *testing.T) {
 				w.logf("p%d high watermark trails at %d for %d reads", i, at, reads)
 				w.m.lag(tp, at, reads)
 			}
+			if recreations > 0 && rng2.IntN(10) == 0 {
+				recreations--
+				w.recreate(i, rng2)
+			}
 			w.step(i, f)
 		}
 		if len(w.busy()) != 0 {
 			t.Fatalf("seed %d: walk did not finish", seed)
 		}
 		for _, line := range w.trace {
-			for _, k := range []string{"purge", "purged", "expired every producer", "read tail", "bumped", "new producer id", "failed", "delivered", "send", "deadline", "unknown-processed", "restart", "code 45", "code 47", "truncated", "data loss", "split", "fatal", "leader-move", "late p", "compacted"} {
+			for _, k := range []string{"purge", "purged", "expired every producer", "read tail", "bumped", "new producer id", "failed", "delivered", "send", "deadline", "unknown-processed", "restart", "code 45", "code 47", "truncated", "data loss", "split", "fatal", "leader-move", "late p", "compacted", "recreated"} {
 				if strings.Contains(line, k) {
 					stats[k]++
 				}
@@ -484,7 +496,7 @@ func newWorldStamped(w *world, stamp time.Time) *world {
 		nw.tps = append(nw.tps, tp)
 		nw.seqKey[tp] = map[numbering]int32{}
 		nw.lastDeliv[tp] = -1
-		nw.pr.leaderChanged(tp, 1, 0)
+		nw.pr.leaderChangedIn(tp, 1, 0, 1)
 	}
 	for _, id := range w.ids {
 		b := w.wb[id]
@@ -509,7 +521,7 @@ func newWorldDeadlines(w *world, rng *rand.Rand) *world {
 		nw.tps = append(nw.tps, tp)
 		nw.seqKey[tp] = map[numbering]int32{}
 		nw.lastDeliv[tp] = -1
-		nw.pr.leaderChanged(tp, 1, 0)
+		nw.pr.leaderChangedIn(tp, 1, 0, 1)
 		for j := 0; j < n; j++ {
 			recs := int32(1 + rng.IntN(3))
 			nw.wb[id] = &wbatch{tp: tp, idx: float64(j), width: 1, records: recs, offset: -2}

@@ -1,6 +1,10 @@
 package idempotence
 
-import "math"
+import (
+	"maps"
+	"math"
+	"slices"
+)
 
 // The model broker applies Apache Kafka's (2.5+) idempotence rules to one
 // leader per partition: per producer id a current epoch and the last five
@@ -40,6 +44,9 @@ type modelBroker struct {
 	parts       map[TopicPartition]*modelPart
 	epochPerPID bool
 	pidEpoch    map[int64]int16
+	// gone holds the logs of deleted topics' partitions (recreate): a
+	// batch there was written, to a log its topic's deletion took.
+	gone map[TopicPartition][]modelBatch
 }
 
 func newModelBroker(epochPerPID bool) *modelBroker {
@@ -102,6 +109,16 @@ func (m *modelBroker) produce(tp TopicPartition, s Send, n int32) (code int16, b
 		m.pidEpoch[s.ProducerID] = s.Epoch
 	}
 	return CodeNone, b.base
+}
+
+// recreate models the partition's topic deleted and created again: a new
+// log, empty, with no producer state; the old one is kept apart (gone).
+func (m *modelBroker) recreate(tp TopicPartition) {
+	if m.gone == nil {
+		m.gone = map[TopicPartition][]modelBatch{}
+	}
+	m.gone[tp] = append(slices.Clip(m.gone[tp]), m.part(tp).log...)
+	m.parts[tp] = &modelPart{pids: map[int64]*modelPID{}}
 }
 
 // restart models a leader restarting from a producer-state snapshot: only
@@ -174,7 +191,7 @@ func (m *modelBroker) lag(tp TopicPartition, at int64, reads int) {
 
 // at reports whether batch id is in the log at offset base.
 func (m *modelBroker) at(tp TopicPartition, id BatchID, base int64) bool {
-	for _, b := range m.part(tp).log {
+	for _, b := range append(slices.Clip(m.gone[tp]), m.part(tp).log...) {
 		if b.id == id && b.base == base {
 			return true
 		}
@@ -237,10 +254,12 @@ func (m *modelBroker) tail(tp TopicPartition, from int64) Tail {
 	return t
 }
 
-// count returns how many times batch id is in the log, and its first offset.
+// count returns how many times batch id is in the log, and its first
+// offset — in the partition's logs of deleted topics of its name too: a
+// batch is written once, to one of them.
 func (m *modelBroker) count(tp TopicPartition, id BatchID) (int, int64) {
 	n, off := 0, int64(math.MinInt64)
-	for _, b := range m.part(tp).log {
+	for _, b := range append(slices.Clip(m.gone[tp]), m.part(tp).log...) {
 		if b.id == id {
 			if n == 0 {
 				off = b.base
@@ -252,7 +271,7 @@ func (m *modelBroker) count(tp TopicPartition, id BatchID) (int, int64) {
 }
 
 func (m *modelBroker) clone() *modelBroker {
-	c := &modelBroker{parts: map[TopicPartition]*modelPart{}, epochPerPID: m.epochPerPID, pidEpoch: map[int64]int16{}}
+	c := &modelBroker{parts: map[TopicPartition]*modelPart{}, epochPerPID: m.epochPerPID, pidEpoch: map[int64]int16{}, gone: maps.Clone(m.gone)}
 	for k, v := range m.pidEpoch {
 		c.pidEpoch[k] = v
 	}

@@ -42,6 +42,12 @@ type partition struct {
 	leader      int32
 	leaderEpoch int32
 	knownEpoch  bool // leaderEpoch was learnt (>= 0); older ones are ignored
+	// incarnation is the topic's incarnation (LeaderChanged.Incarnation),
+	// 0 until one is told; staleRead: the pending tail read is of a
+	// deleted topic's log and is dropped when it comes.
+	incarnation uint64
+	staleRead   bool
+	heldLoss    []DataLoss // found, reported at the next LeaderChanged of the same incarnation
 	// looked: a LeaderChanged came, with a leader or without one: the
 	// partition's metadata has been read at least once.
 	looked bool
@@ -208,7 +214,7 @@ func (p *partition) minNextOffset(b *batch) (next int64, ok bool) {
 		if x == b {
 			break
 		}
-		if x.st != stAcked {
+		if x.st != stAcked || x.old {
 			continue
 		}
 		if x.offset >= 0 {

@@ -145,7 +145,26 @@ func (pr *Producer) enqueue(tp TopicPartition, id BatchID, records int32, deadli
 // partition sends nothing more until they are answered: batches of one
 // partition are never in flight to two leaders at once.
 func (pr *Producer) leaderChanged(tp TopicPartition, broker int32, leaderEpoch int32) {
+	pr.leaderChangedIn(tp, broker, leaderEpoch, 0)
+}
+
+// leaderChangedIn is leaderChanged with the topic's incarnation (0:
+// unknown): a newer one is a new topic (recreated), an older one a stale
+// answer, ignored.
+func (pr *Producer) leaderChangedIn(tp TopicPartition, broker int32, leaderEpoch int32, incarnation uint64) {
 	p := pr.part(tp)
+	if incarnation != 0 {
+		switch {
+		case incarnation < p.incarnation:
+			return // of a topic deleted since
+		case incarnation > p.incarnation:
+			if p.incarnation != 0 {
+				pr.recreated(p)
+			}
+			p.incarnation = incarnation
+		}
+		pr.releaseLoss(p)
+	}
 	p.looked = true
 	if p.knownEpoch && leaderEpoch >= 0 && leaderEpoch < p.leaderEpoch {
 		return // older than what is known
@@ -295,7 +314,9 @@ func (pr *Producer) deliverAcked(p *partition) {
 		if b.numbered {
 			p.nNumbered--
 		}
-		if b.offset >= 0 && b.numbered {
+		if b.old {
+			// In a deleted topic's log: nothing to find in the new one.
+		} else if b.offset >= 0 && b.numbered {
 			p.anchor = ackRec{base: b.offset, records: b.records, key: tailKey{b.pid, b.epoch, b.seq}, untold: b.reported, order: b.order, id: b.id}
 			p.hasAnchor, p.anchorGap = true, 0
 		} else if p.hasAnchor {

@@ -14,6 +14,10 @@ func (pr *Producer) respond(tp TopicPartition, id BatchID, r Response, now time.
 		return
 	}
 	pr.observe(now)
+	if b.old {
+		pr.answeredOld(p, b)
+		return
+	}
 	p.inFlight--
 	if r.LogStartOffset >= 0 {
 		p.logStart = r.LogStartOffset

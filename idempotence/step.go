@@ -39,7 +39,9 @@ type NewBatch struct {
 
 // LeaderChanged records the partition's leader. After RefreshMetadata it
 // must be fed (even with an unchanged leader) before the partition resends.
-// A leader epoch older than one already known is ignored. When the leader
+// A leader epoch older than one already known is ignored — within one
+// incarnation of the topic: a topic deleted and created again starts its
+// leader epochs over. When the leader
 // moves while batches are in flight to the old one, the partition sends
 // nothing more until they are answered: batches of one partition are never in
 // flight to two leaders at once. Broker -1 means the partition has no leader
@@ -48,6 +50,14 @@ type LeaderChanged struct {
 	TP          TopicPartition
 	Broker      int32
 	LeaderEpoch int32
+	// Incarnation tells the topic's incarnations apart: 0 means unknown;
+	// a number higher than the partition knew means its topic was deleted
+	// and created again (a new topic id; on brokers without ids, what the
+	// caller takes for a re-creation): the partition ends what it held
+	// for the old topic and starts the new one afresh (README, rules);
+	// a lower one is a stale answer about a deleted topic, ignored.
+	// Numbers only grow, and one is never given to two incarnations.
+	Incarnation uint64
 }
 
 // Answer is the outcome of one produce attempt of batch ID (one Send). An
@@ -141,7 +151,7 @@ func (pr *Producer) Step(in Input, now time.Time) {
 			}
 		}
 	case LeaderChanged:
-		pr.leaderChanged(x.TP, x.Broker, x.LeaderEpoch)
+		pr.leaderChangedIn(x.TP, x.Broker, x.LeaderEpoch, x.Incarnation)
 	case Answer:
 		pr.respond(x.TP, x.ID, x.Response, now)
 	case TailRead:

@@ -61,7 +61,7 @@ func TestStepTranscriptSeed(t *testing.T) {
 	got := run()
 	want := strings.TrimSpace(`
 > idempotence.SetIdentity{ProducerID:7 Epoch:0}
-> idempotence.LeaderChanged{TP:{Topic:t Partition:0} Broker:1 LeaderEpoch:3}
+> idempotence.LeaderChanged{TP:{Topic:t Partition:0} Broker:1 LeaderEpoch:3 Incarnation:0}
 > idempotence.NewBatch{TP:{Topic:t Partition:0} ID:1 Records:2 Deadline:0001-01-01 00:00:00 +0000 UTC Stamp:0001-01-01 00:00:00 +0000 UTC}
   send 1 7/0/0 to 1@3
 > idempotence.Answer{TP:{Topic:t Partition:0} ID:1 Response:{Code:0 Class:Appended BaseOffset:0 LogStartOffset:0}}
@@ -74,7 +74,7 @@ func TestStepTranscriptSeed(t *testing.T) {
   idempotence.Delivered{TP:{Topic:t Partition:0} ID:2 BaseOffset:2}
 > idempotence.Answer{TP:{Topic:t Partition:0} ID:3 Response:{Code:-1 Class:MaybeAppended BaseOffset:-1 LogStartOffset:-1}}
   idempotence.RefreshMetadata{TP:{Topic:t Partition:0}}
-> idempotence.LeaderChanged{TP:{Topic:t Partition:0} Broker:2 LeaderEpoch:4}
+> idempotence.LeaderChanged{TP:{Topic:t Partition:0} Broker:2 LeaderEpoch:4 Incarnation:0}
   send 3 7/0/4 to 2@4
 > idempotence.Tick{}
 > idempotence.Answer{TP:{Topic:t Partition:0} ID:3 Response:{Code:45 Class:NotAppended BaseOffset:-1 LogStartOffset:-1}}

@@ -39,6 +39,11 @@ func (pr *Producer) tailRead(tp TopicPartition, t Tail) {
 		return
 	}
 	p.reading = false
+	if p.staleRead {
+		p.staleRead = false // of a deleted topic's log
+		pr.settle(p)
+		return
+	}
 	if t.Err != nil && !t.Unreadable {
 		pr.tailFailed(p)
 		pr.settle(p)
@@ -513,9 +518,34 @@ func (pr *Producer) reportLoss(p *partition, loss DataLoss) {
 	if loss.Records == 0 {
 		return
 	}
+	if p.incarnation != 0 {
+		// The caller tells topic incarnations: a log that lost what we
+		// wrote may be a new topic's (deleted and created again while
+		// the metadata did not show it yet). Held until metadata says
+		// which (releaseLoss, or recreated drops it).
+		p.heldLoss = append(p.heldLoss, loss)
+		if p.hasLeader {
+			p.hasLeader = false
+			pr.emit(RefreshMetadata{TP: p.tp})
+		}
+		return
+	}
 	pr.emit(loss)
 	if pr.cfg.StopOnDataLoss {
 		p.stopped = errStoppedLoss
+	}
+}
+
+// releaseLoss reports the losses held for a metadata answer that showed
+// the topic the same.
+func (pr *Producer) releaseLoss(p *partition) {
+	held := p.heldLoss
+	p.heldLoss = nil
+	for _, loss := range held {
+		pr.emit(loss)
+		if pr.cfg.StopOnDataLoss {
+			p.stopped = errStoppedLoss
+		}
 	}
 }
 

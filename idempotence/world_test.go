@@ -64,6 +64,7 @@ type wbatch struct {
 	failed    error
 	mayRenum  bool // an error answer on its partition came after its numbering
 	truncated bool // removed from the log by an unclean leader election
+	deleted   bool // truncated, then its topic was deleted: a loss the producer may no longer tell
 	compacted bool // removed from the log by the cleaner
 }
 
@@ -110,6 +111,13 @@ type world struct {
 	noEndOffset bool
 	// losses are the DataLoss events reported, per partition.
 	losses map[TopicPartition][]DataLoss
+	// recreated counts each partition's topic re-creations (recreate);
+	// crossing are the batches in flight at one: a request the broker
+	// processes after it writes to the new log, wherever an earlier
+	// attempt landed (its outcome is unknown to the caller, and it is
+	// never sent again).
+	recreated map[TopicPartition]int
+	crossing  map[BatchID]bool
 }
 
 // lateReq is a request the broker read before its connection dropped.
@@ -145,7 +153,7 @@ func newWorld(fatalf func(string, ...any), cfg Config, epochPerPID bool, perTP [
 		w.tps = append(w.tps, tp)
 		w.seqKey[tp] = map[numbering]int32{}
 		w.lastDeliv[tp] = -1
-		w.pr.leaderChanged(tp, 1, 0)
+		w.pr.leaderChangedIn(tp, 1, 0, 1)
 		for j := 0; j < n; j++ {
 			recs := int32(1 + (j+i)%3)
 			w.wb[id] = &wbatch{tp: tp, idx: float64(j), width: 1, records: recs, offset: -2}
@@ -409,7 +417,7 @@ func (w *world) event(e Event) {
 		// above the high watermark is visible to the next one.
 		w.m.commit(e.TP)
 	case RefreshMetadata:
-		w.pr.leaderChanged(e.TP, 1+w.leaderEpoch[e.TP]%3, w.leaderEpoch[e.TP])
+		w.tellLeader(e.TP)
 	case NeedProducerID:
 		w.logf("new producer id %d", w.nextPID)
 		w.pr.setIdentity(w.nextPID, 0)
@@ -536,10 +544,15 @@ func (w *world) quiesce(allDelivered bool) {
 				w.fail("delivered batch %d is %d times in the log", id, n)
 			}
 		}
-		if allDelivered && b.delivered == 0 && !(errors.Is(b.failed, ErrOutcomeUnknown) && (b.compacted || w.truncatedIn(b.tp))) {
+		if n, _ := w.m.count(b.tp, id); n > 1 && !w.crossing[id] {
+			w.fail("batch %d written %d times (over its topic's re-creations)", id, n)
+		}
+		if allDelivered && b.delivered == 0 && !errors.Is(b.failed, ErrTopicRecreated) &&
+			!(errors.Is(b.failed, ErrOutcomeUnknown) && (b.compacted || w.truncatedIn(b.tp))) {
 			// (A batch the cleaner removed before a read could see it —
 			// a late copy, say — cannot be proven either way; nor one
-			// whose partition an unclean election truncated.)
+			// whose partition an unclean election truncated. A batch of
+			// a deleted topic ends as it stood there.)
 			w.fail("batch %d failed (%v) with only retriable faults", id, b.failed)
 		}
 	}
@@ -650,7 +663,7 @@ func (w *world) checkLossExact() {
 			if b.tp != tp || b.replaced || b.delivered == 0 || b.offset < 0 || w.m.at(tp, id, b.offset) {
 				continue
 			}
-			if b.compacted {
+			if b.compacted || b.deleted {
 				maybe += int64(b.records)
 				continue
 			}

@@ -39,7 +39,9 @@ type MetadataConfig struct {
 // Metadata is a concurrency-safe view of the cluster: brokers by id and,
 // for each topic asked about, the leader and leader epoch per partition.
 // Refreshes are single-flight: concurrent callers share one Metadata
-// request. A refresh never moves a partition back to an older leader epoch.
+// request. A refresh never moves a partition back to an older leader epoch
+// of the same topic; a topic deleted and created again under its name is
+// another (Incarnation), whose epochs start over.
 type Metadata struct {
 	cfg       MetadataConfig
 	bootstrap []string
@@ -54,6 +56,8 @@ type Metadata struct {
 	brokers map[int32]string
 	topics  map[string]*topicMeta
 	wanted  map[string]struct{}
+	lines   map[string]*lineage // every topic name ever answered, across re-creations
+	incs    uint64              // incarnation numbers handed out
 	// counts is the partition count of every topic known without error,
 	// replaced (never changed) under mu when one changes: Partitions and
 	// Counts, asked once per record produced, read it without the lock.
@@ -73,6 +77,7 @@ type Metadata struct {
 type topicMeta struct {
 	err   int16
 	id    [16]byte
+	inc   uint64     // its incarnation (lineage)
 	parts []partMeta // index = partition id
 }
 
@@ -107,6 +112,7 @@ func NewMetadata(bootstrap []string, cfg MetadataConfig) *Metadata {
 		brokers:   map[int32]string{},
 		topics:    map[string]*topicMeta{},
 		wanted:    map[string]struct{}{},
+		lines:     map[string]*lineage{},
 		connLock:  make(chan struct{}, 1),
 	}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
@@ -378,6 +384,12 @@ func (m *Metadata) apply(resp *kmsg.MetadataResponse) error {
 		name := *t.Topic
 		tm := &topicMeta{err: t.ErrorCode, id: t.TopicID}
 		old := m.topics[name]
+		if old != nil && old.err != 0 {
+			old = nil
+		}
+		if t.ErrorCode == int16(UnknownTopicOrPartition) {
+			m.missingLocked(name)
+		}
 		for _, p := range t.Partitions {
 			if p.Partition < 0 || p.Partition >= 1<<20 {
 				return fmt.Errorf("%w: topic %s has partition %d", ErrMalformedResponse, name, p.Partition)
@@ -385,13 +397,26 @@ func (m *Metadata) apply(resp *kmsg.MetadataResponse) error {
 			if int(p.Partition) >= len(tm.parts) {
 				tm.parts = append(tm.parts, make([]partMeta, int(p.Partition)+1-len(tm.parts))...)
 			}
-			pm := partMeta{present: true, leader: p.Leader, epoch: p.LeaderEpoch, err: p.ErrorCode}
-			if old != nil && int(p.Partition) < len(old.parts) {
-				if prev := old.parts[p.Partition]; prev.present && prev.epoch > pm.epoch && pm.epoch >= 0 {
-					pm = prev // a lagging broker answered; keep the newer leader
+			tm.parts[p.Partition] = partMeta{present: true, leader: p.Leader, epoch: p.LeaderEpoch, err: p.ErrorCode}
+		}
+		if t.ErrorCode == 0 {
+			inc, stale, fresh := m.incarnationLocked(name, t.TopicID, old, tm.parts)
+			if stale {
+				continue // a broker that has not heard of the deletion
+			}
+			tm.inc = inc
+			if fresh {
+				old = nil // a new topic: its leader epochs start over
+			}
+		}
+		if old != nil {
+			for i, pm := range tm.parts {
+				if i < len(old.parts) {
+					if prev := old.parts[i]; prev.present && pm.present && prev.epoch > pm.epoch && pm.epoch >= 0 {
+						tm.parts[i] = prev // a lagging broker answered; keep the newer leader
+					}
 				}
 			}
-			tm.parts[p.Partition] = pm
 		}
 		m.topics[name] = tm
 	}
@@ -451,6 +476,10 @@ func (m *Metadata) Counts() *Counts { return m.counts.Load() }
 func (m *Metadata) Leader(topic string, partition int32) (brokerID int32, leaderEpoch int32, err error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
+	return m.leaderLocked(topic, partition)
+}
+
+func (m *Metadata) leaderLocked(topic string, partition int32) (brokerID int32, leaderEpoch int32, err error) {
 	tm, err := m.topicLocked(topic)
 	if err != nil {
 		return -1, -1, err

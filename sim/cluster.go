@@ -33,6 +33,7 @@ type Cluster struct {
 	nextPID  int64
 	epochs   map[int64]int16 // EpochPerProducer: the highest epoch seen per producer id
 	sinkLEOs map[tp]int64    // SinkMode: offsets handed out
+	rng      *rand.Rand      // draws the ids of topics created later (CreateTopic)
 	loops    sync.WaitGroup  // replication goroutines
 }
 
@@ -77,6 +78,9 @@ type partition struct {
 	// first of them back is elected (a clean election). One that crashed
 	// leaves it when it starts again.
 	elr []int32
+	// deleted: the topic was deleted (DeleteTopic); requests waiting on
+	// the partition are answered UNKNOWN_TOPIC_OR_PARTITION.
+	deleted bool
 	// lastLeader is Kafka's last known ELR: the leader a partition had
 	// when its ISR emptied (-1: none). Once no replica is eligible, it is
 	// elected when back, crashed or not; any election forgets it.
@@ -167,6 +171,7 @@ func NewCluster(opts ...Option) (*Cluster, error) {
 			return nil, err
 		}
 	}
+	c.rng = rng
 	for i := 0; i < cfg.brokers; i++ {
 		b := newBroker(c, int32(i))
 		addr := cfg.listen

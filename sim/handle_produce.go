@@ -223,6 +223,9 @@ func (b *broker) awaitReplication(ctx context.Context, r *kmsg.ProduceRequest, r
 				continue
 			}
 			switch pt := res.pt; {
+			case pt.deleted:
+				// Kafka's DelayedProduce finds the partition gone.
+				res.rp.ErrorCode, res.rp.BaseOffset, res.wait = errUnknownTopicOrPartition, -1, false
 			case pt.leader != b.id || pt.epoch != res.epoch:
 				res.rp.ErrorCode, res.rp.BaseOffset, res.wait = errNotLeaderOrFollower, -1, false
 			case pt.hw >= res.need && len(pt.isr) < pt.minISR:

@@ -36,6 +36,7 @@ type config struct {
 	maxBatchBytes      int
 	maxDecompressed    int
 	noDescribe         bool            // WithoutDescribeProducers
+	noTopicIDs         bool            // WithoutTopicIDs
 	compacted          map[string]bool // CompactTopic
 	minInsync          map[string]int  // MinInsyncReplicas
 	initEpoch          int16           // ProducerEpochStart
@@ -143,6 +144,13 @@ func MaxBatchBytes(n int) Option { return func(c *config) { c.maxBatchBytes = n 
 // request for it closes the connection. Pre25 implies it.
 func WithoutDescribeProducers() Option { return func(c *config) { c.noDescribe = true } }
 
+// WithoutTopicIDs emulates brokers before Kafka 2.8, which have no topic
+// ids (KIP-516): Metadata is served up to v9 (no TopicID field), and
+// DescribeTopicPartitions (Kafka 3.8+) is not advertised. Pre25 implies it.
+// A client then cannot tell a deleted and re-created topic from the one
+// it knew by its id.
+func WithoutTopicIDs() Option { return func(c *config) { c.noTopicIDs = true } }
+
 // MinInsyncReplicas gives topic name (created with Topic)
 // min.insync.replicas=n. While fewer than n of a partition's replicas are
 // in sync, its leader answers an acks=all produce NOT_ENOUGH_REPLICAS
@@ -248,4 +256,7 @@ func (c *config) describeProducers() bool { return !c.noDescribe && !c.pre25 }
 
 // describeTopicPartitions reports whether the brokers serve
 // DescribeTopicPartitions (Kafka 3.8+: not a Pre25 broker).
-func (c *config) describeTopicPartitions() bool { return !c.pre25 }
+func (c *config) describeTopicPartitions() bool { return !c.pre25 && !c.noTopicIDs }
+
+// topicIDs reports whether the brokers know topic ids (Metadata v10+).
+func (c *config) topicIDs() bool { return !c.pre25 && !c.noTopicIDs }

@@ -34,9 +34,15 @@ var apiVersions = []kmsg.ApiVersionsResponseApiKey{
 // DescribeProducers and DescribeTopicPartitions on brokers that predate
 // them.
 func apiVersionsFor(cfg *config) []kmsg.ApiVersionsResponseApiKey {
-	return slices.DeleteFunc(slices.Clone(apiVersions), func(k kmsg.ApiVersionsResponseApiKey) bool {
+	keys := slices.DeleteFunc(slices.Clone(apiVersions), func(k kmsg.ApiVersionsResponseApiKey) bool {
 		return (k.ApiKey == 61 && !cfg.describeProducers()) || (k.ApiKey == 75 && !cfg.describeTopicPartitions())
 	})
+	for i := range keys {
+		if keys[i].ApiKey == 3 && !cfg.topicIDs() {
+			keys[i].MaxVersion = 9 // Metadata v10 brought topic ids (Kafka 2.8)
+		}
+	}
+	return keys
 }
 
 func versionRange(key int16) (lo, hi int16, ok bool) {
