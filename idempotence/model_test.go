@@ -38,6 +38,10 @@ type modelPart struct {
 	// fetch from it; its log end is the full log.
 	lagReads int
 	lagHW    int64
+	// cleanHW is the high watermark the cleaner last worked under: a
+	// replica cleans below its own high watermark, which never goes back,
+	// so no leader's trails below it.
+	cleanHW int64
 }
 
 type modelBroker struct {
@@ -167,6 +171,7 @@ func (m *modelBroker) truncateN(tp TopicPartition, n int) []BatchID {
 	p.end = p.log[len(p.log)-n].base
 	p.log = p.log[:len(p.log)-n]
 	p.hw = min(p.hw, p.end)
+	p.cleanHW = min(p.cleanHW, p.end)
 	p.pids = map[int64]*modelPID{}
 	for _, b := range p.log {
 		st := p.pids[b.pid]
@@ -186,7 +191,7 @@ func (m *modelBroker) truncateN(tp TopicPartition, n int) []BatchID {
 // watermark trailing at offset at for the next reads reads.
 func (m *modelBroker) lag(tp TopicPartition, at int64, reads int) {
 	p := m.part(tp)
-	p.lagHW, p.lagReads = max(p.logStart, min(at, p.hw)), reads
+	p.lagHW, p.lagReads = max(p.logStart, p.cleanHW, min(at, p.hw)), reads
 }
 
 // at reports whether batch id is in the log at offset base.
@@ -210,11 +215,20 @@ func (m *modelBroker) compact(tp TopicPartition) (BatchID, bool) {
 	for i, b := range p.log {
 		last[b.pid] = i
 	}
+	// The cleaner works below the leader's high watermark (a trailing
+	// one while it trails), and a batch goes only when a later one of its
+	// producer — the records that supersede it — is there too.
+	hw := p.hw
+	if p.lagReads > 0 {
+		hw = min(hw, p.lagHW)
+	}
+	committed := func(b modelBatch) bool { return b.base+int64(b.n) <= hw }
 	for i, b := range p.log {
-		if b.base+int64(b.n) > p.hw || last[b.pid] == i {
+		if !committed(b) || last[b.pid] == i || !committed(p.log[last[b.pid]]) {
 			continue
 		}
 		p.log = append(p.log[:i:i], p.log[i+1:]...)
+		p.cleanHW = max(p.cleanHW, hw)
 		return b.id, true
 	}
 	return 0, false

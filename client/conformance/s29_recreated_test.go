@@ -11,7 +11,7 @@ import (
 	"github.com/rollsafe/rollsafe/sim"
 )
 
-// TestConformance28TopicRecreated (issue 37, defect 4): a topic deleted and
+// TestConformance29TopicRecreated (issue 37, defect 4): a topic deleted and
 // created again under the same name is a new topic — a new topic id
 // (Metadata v10+), empty logs, no producer state, leader epochs from 0 —
 // possibly with another partition count. The producer knew leader epochs
@@ -26,7 +26,7 @@ import (
 // brokers without them (before Kafka 2.8): there the re-creation shows as
 // the topic missing from a metadata answer and then back, or as leader
 // epochs going backwards with another partition count.
-func TestConformance28TopicRecreated(t *testing.T) {
+func TestConformance29TopicRecreated(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		ids   bool
