@@ -75,3 +75,47 @@ func TestLossBelowTheHistoryLargeRewrite(t *testing.T) {
 	want := DataLoss{TP: tp0, FromOffset: 20, ToOffset: bases[n-1] + 1, Records: int64(2*n - 10)}
 	r.is(dl[0] == want, "data loss %v, want %v", dl[0], want)
 }
+
+// A broker that cannot show its log end (before Kafka 2.3: LogEndOffset
+// -1), whose new leader's high watermark trails what was acknowledged:
+// the short read is never believed on a guess — no DataLoss, nothing
+// written again — while the leader's producer state shows it holds the
+// acknowledged batch; once the high watermark catches up the read settles
+// the partition.
+func TestShortReadWithoutLogEnd(t *testing.T) {
+	r := newRig(t, Config{})
+	r.enqueue(tp0, 2, 1, 2, 3)
+	r.sendsAre(r.send(tp0), "1@3/0", "2@3/2", "3@3/4")
+	r.ok(tp0, 1, 10)
+	r.ok(tp0, 2, 12)
+	r.answer(tp0, 3, CodeOutOfOrderSequenceNumber, NotAppended, -1) // desync: a read follows
+	held := []ProducerState{{ProducerID: 1000, Epoch: 3, LastSequence: 3}}
+	trailing := Tail{LogStartOffset: 0, HighWatermark: 12, LogEndOffset: -1, Described: true, Producers: held,
+		Batches: []TailBatch{{BaseOffset: 10, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 2}}}
+	for range maxOpenReads + 5 {
+		ev := r.take()
+		r.none(ev, "data loss", len(find[DataLoss](ev)))
+		for _, s := range r.send(tp0) {
+			r.is(s.ID != 2, "batch 2 written again on a trailing high watermark: %+v", s)
+		}
+		if len(find[ReadTail](ev)) == 0 {
+			r.later()
+			continue
+		}
+		r.pr.tailRead(tp0, trailing)
+	}
+	caught := trailing
+	caught.HighWatermark = 14
+	caught.Batches = append(caught.Batches, TailBatch{BaseOffset: 12, ProducerID: 1000, Epoch: 3, BaseSequence: 2, Records: 2})
+	for range 30 {
+		ev := r.take()
+		r.none(ev, "data loss", len(find[DataLoss](ev)))
+		if len(find[ReadTail](ev)) > 0 {
+			r.pr.tailRead(tp0, caught)
+			break
+		}
+		r.later()
+	}
+	r.later()
+	r.sendsAre(r.send(tp0), "3@4/0")
+}
