@@ -51,8 +51,8 @@ type Producer struct {
 	wg        sync.WaitGroup // the channel producer and stats goroutines
 
 	stats    *statsCollector
-	oauth    *oauthTokens // tokens set by the application (OAUTHBEARER without the unsecured JWT handler)
-	lastDown atomic.Int64 // when the last ErrAllBrokersDown event was sent (Unix ns)
+	oauth    *oauthTokens          // tokens set by the application (OAUTHBEARER without the unsecured JWT handler)
+	lastDown atomic.Int64          // when the last ErrAllBrokersDown event was sent (Unix ns)
 	fatal    atomic.Pointer[Error] // set once by TestFatalError
 
 	creds   *protocol.SASLCredentials // PLAIN or SCRAM credentials (SetSaslCredentials), else nil
