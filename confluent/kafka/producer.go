@@ -77,6 +77,10 @@ const recordSlack = 61 + 26
 
 var producerCount atomic.Int64
 
+// confWarnLevel is the syslog level of the CONFWARN log events (warning),
+// as librdkafka reports ignored properties.
+const confWarnLevel = 4
+
 // NewProducer creates a new high-level Producer instance.
 //
 // conf is a *ConfigMap with standard librdkafka configuration properties;
@@ -130,6 +134,11 @@ func NewProducer(conf *ConfigMap) (*Producer, error) {
 			p.logs = make(chan LogEvent, maxQueuedLogs)
 		}
 		logs = newLogQueue()
+		if s.logLevel >= confWarnLevel {
+			for _, n := range s.notes {
+				logs.push(LogEvent{Name: p.name, Tag: "CONFWARN", Message: n, Level: confWarnLevel, Timestamp: time.Now()})
+			}
+		}
 		opts = append(opts, client.WithLogger(slog.New(&logHandler{name: p.name, max: s.logLevel, q: logs})))
 	}
 	c, err := client.NewProducer(opts...)
