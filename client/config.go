@@ -29,6 +29,7 @@ const (
 // config is the validated producer configuration. Every field has a
 // default; options override them.
 type config struct {
+	autoCreate       bool // AllowAutoTopicCreation
 	brokers          []string
 	clientID         string
 	acks             int16
@@ -98,6 +99,17 @@ type Option func(*config)
 func Brokers(addrs ...string) Option {
 	return func(c *config) { c.brokers = append(c.brokers, addrs...) }
 }
+
+// AllowAutoTopicCreation asks brokers to create a topic the producer
+// names that the cluster does not have (Metadata's
+// allow_auto_topic_creation, as franz-go's kgo option of that name and
+// librdkafka's producer default): a broker with auto.create.topics.enable
+// creates it with its num.partitions and default.replication.factor, and
+// the records wait (UnknownTopicWait) until its partitions have leaders.
+// Off by default: a record for an unknown topic fails ErrUnknownTopic
+// after UnknownTopicWait. Brokers without auto.create.topics.enable (the
+// usual production setting) ignore it.
+func AllowAutoTopicCreation() Option { return func(c *config) { c.autoCreate = true } }
 
 // ClientID sets the client id sent to brokers (default "rollsafe").
 func ClientID(id string) Option { return func(c *config) { c.clientID = id } }

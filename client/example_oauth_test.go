@@ -41,12 +41,14 @@ func ExampleSASLOAuthBearer() {
 	res := p.ProduceSync(context.Background(), &client.Record{Topic: "orders", Partition: 2, HasPartition: true, Value: []byte("paid")})
 	fmt.Println(res.FirstErr(), res[0].Record.Partition)
 
-	// A token the broker refuses fails records at once, certainly not written.
-	expired := func(context.Context) (client.OAuthBearerToken, error) {
+	// A token the broker refuses (here: it names no subject) fails records
+	// at once, certainly not written. (An expired token is never sent: the
+	// provider is asked again, as for a failure of its own.)
+	noSubject := func(context.Context) (client.OAuthBearerToken, error) {
 		now := time.Now()
-		return client.OAuthBearerToken{Value: sim.UnsecuredJWT("orders-svc", now.Add(-2*time.Hour), now.Add(-time.Hour), nil)}, nil
+		return client.OAuthBearerToken{Value: sim.UnsecuredJWT("", now, now.Add(time.Hour), nil)}, nil
 	}
-	bad, err := client.NewProducer(client.Brokers(c.Addrs()...), client.WithTLS(ca.ClientConfig()), client.SASLOAuthBearer(expired))
+	bad, err := client.NewProducer(client.Brokers(c.Addrs()...), client.WithTLS(ca.ClientConfig()), client.SASLOAuthBearer(noSubject))
 	if err != nil {
 		log.Fatal(err)
 	}

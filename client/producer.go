@@ -122,9 +122,10 @@ func NewProducer(opts ...Option) (*Producer, error) {
 		Dial:           cfg.dial,
 	}
 	p.meta = protocol.NewMetadata(cfg.brokers, protocol.MetadataConfig{
-		Conn:           connCfg,
-		RefreshTimeout: cfg.requestTimeout,
-		Logger:         cfg.logger,
+		Conn:                   connCfg,
+		RefreshTimeout:         cfg.requestTimeout,
+		Logger:                 cfg.logger,
+		AllowAutoTopicCreation: cfg.autoCreate,
 	})
 	poolCfg := protocol.PoolConfig{Conn: connCfg, BackoffMin: 20 * time.Millisecond, BackoffMax: time.Second, Logger: cfg.logger}
 	if cfg.syncTest {

@@ -64,14 +64,44 @@ var (
 	ErrTokenRejected = protocol.ErrTokenRejected
 )
 
+// TokenNeededAfter tells a SASLOAuthBearer provider called for a KIP-368
+// re-authentication when the session being renewed ends: a token expiring
+// no later is refused (ErrNoFresherToken) since re-authenticating with it
+// would only open a shorter session. A provider that refreshes tokens in
+// the background should wait, until ctx ends, for one that outlives it.
+// ok is false when the provider is called for a new connection.
+var TokenNeededAfter = protocol.TokenNeededAfter
+
+// TokenExpiry is when an OAUTHBEARER token stops being valid as rollsafe
+// counts it: its Expiry, or the "exp" claim of a JWT value when that comes
+// first (brokers go by the claim, whole seconds).
+var TokenExpiry = protocol.TokenExpiry
+
+// ErrNoFresherToken: at a re-authentication the provider had no token
+// outliving the session being renewed. Not final: the re-authentication is
+// tried again later in the session, and if the session is about to end
+// with no such token the connection is closed once idle (its requests go
+// on a new connection, never failed for it).
+var ErrNoFresherToken = protocol.ErrNoFresherToken
+
 // SASLOAuthBearer authenticates every broker connection with SASL
 // OAUTHBEARER (RFC 7628, KIP-255), sending a token from provider. The
 // provider is called with the connection's dial context when a connection
 // (or a KIP-368 re-authentication) needs a token; a token is reused until
-// 80% of its remaining lifetime has passed (OAuthBearerToken.Expiry; with
-// no expiry the provider is asked every time), so a new connection after
-// that, and every re-authentication the broker's session lifetime calls
-// for (Kafka ends the session when the token expires), asks for a new one.
+// 80% of its remaining lifetime has passed (its expiry is
+// OAuthBearerToken.Expiry or, when earlier, the "exp" claim of a JWT
+// value: TokenExpiry; with neither the provider is asked every time), so a
+// new connection after that, and every re-authentication the broker's
+// session lifetime calls for (Kafka ends the session when the token
+// expires), asks for a new one. A token past its expiry is never sent
+// (ErrTokenProvider, not final). A re-authentication only uses a token
+// that outlives the session it renews (TokenNeededAfter): the token the
+// session was opened with would open a shorter one, again and again; it
+// is obtained before the connection's requests are held, and without one
+// the re-authentication is tried again later, the connection closed once
+// idle before the session ends (ErrNoFresherToken), never failing records.
+// A token the broker refuses because it expired on the way is not final
+// either.
 // Tokens never appear in errors or logs. Like SASLPlain, combine it with
 // WithTLS: a bearer token on the wire is a credential. A nil provider is
 // a configuration error.

@@ -70,11 +70,11 @@ func TestOAuthBearerProduceReadBack(t *testing.T) {
 
 func TestOAuthBearerRejectedTokenFailsRecords(t *testing.T) {
 	c, tlsOpt, _ := oauthCluster(t)
-	expired := func(context.Context) (client.OAuthBearerToken, error) {
+	noSubject := func(context.Context) (client.OAuthBearerToken, error) {
 		now := time.Now()
-		return client.OAuthBearerToken{Value: sim.UnsecuredJWT("svc", now.Add(-time.Hour), now.Add(-time.Minute), nil)}, nil
+		return client.OAuthBearerToken{Value: sim.UnsecuredJWT("", now, now.Add(time.Hour), nil)}, nil
 	}
-	p := newProducer(t, c, tlsOpt, client.SASLOAuthBearer(expired), client.UnknownTopicWait(2*time.Second))
+	p := newProducer(t, c, tlsOpt, client.SASLOAuthBearer(noSubject), client.UnknownTopicWait(2*time.Second))
 	err, took := produceOne(t, p)
 	require.ErrorIs(t, err, client.ErrTokenRejected)
 	require.ErrorIs(t, err, client.ErrAuthentication)
@@ -82,6 +82,24 @@ func TestOAuthBearerRejectedTokenFailsRecords(t *testing.T) {
 	require.Less(t, took, 5*time.Second)
 	require.NotContains(t, err.Error(), "\n")
 	require.Contains(t, err.Error(), `status "invalid_token"`)
+}
+
+// TestOAuthBearerExpiredTokenNeverSent: a provider returning a JWT past
+// its "exp" claim is a provider failure (not final, ErrTokenProvider):
+// the token never reaches the broker, which would refuse it for good.
+func TestOAuthBearerExpiredTokenNeverSent(t *testing.T) {
+	c, tlsOpt, _ := oauthCluster(t)
+	expired := func(context.Context) (client.OAuthBearerToken, error) {
+		now := time.Now()
+		return client.OAuthBearerToken{Value: sim.UnsecuredJWT("svc", now.Add(-time.Hour), now.Add(-time.Minute), nil)}, nil
+	}
+	p := newProducer(t, c, tlsOpt, client.SASLOAuthBearer(expired), client.UnknownTopicWait(time.Second))
+	err, _ := produceOne(t, p)
+	require.ErrorIs(t, err, client.ErrNotWritten)
+	require.ErrorIs(t, err, client.ErrTokenProvider)
+	require.NotErrorIs(t, err, client.ErrAuthentication)
+	require.NotErrorIs(t, err, client.ErrTokenRejected)
+	require.Contains(t, err.Error(), "the token expired at")
 }
 
 func TestOAuthBearerProviderFailureFailsRecords(t *testing.T) {

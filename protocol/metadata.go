@@ -34,6 +34,11 @@ type MetadataConfig struct {
 	RefreshTimeout time.Duration
 	// Logger receives refresh failures; nil discards them.
 	Logger *slog.Logger
+	// AllowAutoTopicCreation sets the refreshes' allow_auto_topic_creation
+	// (Metadata v4+): a broker with auto.create.topics.enable then creates
+	// a topic asked about that it does not have. Before v4 the request
+	// has no such field and such a broker always creates it.
+	AllowAutoTopicCreation bool
 }
 
 // Metadata is a concurrency-safe view of the cluster: brokers by id and,
@@ -221,7 +226,7 @@ func (m *Metadata) refresh() (refreshResult, error) {
 		req.Topics = append(req.Topics, rt)
 	}
 	m.mu.RUnlock()
-	req.AllowAutoTopicCreation = false
+	req.AllowAutoTopicCreation = m.cfg.AllowAutoTopicCreation
 	if _, _, err := m.ask(ctx, req, m.apply); err != nil {
 		return refreshResult{}, fmt.Errorf("protocol: metadata refresh: %w", err)
 	}

@@ -18,22 +18,30 @@ const saslMaxRounds = 8
 // (which holds every other request back). On success with a session
 // lifetime it schedules the next re-authentication.
 func (c *Conn) saslLogin(ctx context.Context, m SASLMechanism, reauth bool) error {
+	ex, err := c.saslStart(ctx, m, reauth)
+	if err != nil {
+		return err
+	}
+	return c.saslRun(ctx, m, ex, reauth)
+}
+
+// saslStart checks the broker's SASL versions and starts an exchange of m
+// (obtaining a token, for OAUTHBEARER) before the broker is involved: a
+// local failure leaves the connection unused.
+func (c *Conn) saslStart(ctx context.Context, m SASLMechanism, reauth bool) (SASLExchange, error) {
 	fail := func(err error) error {
 		return &SASLError{Addr: c.addr, Mechanism: m.Name(), Reauthentication: reauth, Err: err}
 	}
 	hv, err := c.VersionFor(17)
 	if err != nil {
-		return fail(err)
+		return nil, fail(err)
 	}
 	if hv < 1 {
-		return fail(fmt.Errorf("%w: the broker speaks only SaslHandshake v0, without SaslAuthenticate", ErrUnsupportedVersion))
+		return nil, fail(fmt.Errorf("%w: the broker speaks only SaslHandshake v0, without SaslAuthenticate", ErrUnsupportedVersion))
 	}
-	av, err := c.VersionFor(36)
-	if err != nil {
-		return fail(err)
+	if _, err := c.VersionFor(36); err != nil {
+		return nil, fail(err)
 	}
-	// The exchange starts (a token is obtained) before the broker is
-	// involved: a local failure leaves the connection unused.
 	var ex SASLExchange
 	if cm, ok := m.(SASLContextMechanism); ok {
 		ex, err = cm.StartContext(ctx)
@@ -43,11 +51,26 @@ func (c *Conn) saslLogin(ctx context.Context, m SASLMechanism, reauth bool) erro
 	if err != nil {
 		if tpe := (*tokenProviderError)(nil); errors.As(err, &tpe) {
 			// The provider's failure, not the broker's: not final.
-			return fmt.Errorf("protocol: SASL %s with %s: %w", m.Name(), c.addr, redactErr(m, err))
+			return nil, fmt.Errorf("protocol: SASL %s with %s: %w", m.Name(), c.addr, redactErr(m, err))
 		}
-		return fail(redactErr(m, err))
+		return nil, fail(redactErr(m, err))
 	}
+	return ex, nil
+}
 
+// saslRun runs the handshake and the exchange ex of m.
+func (c *Conn) saslRun(ctx context.Context, m SASLMechanism, ex SASLExchange, reauth bool) error {
+	fail := func(err error) error {
+		return &SASLError{Addr: c.addr, Mechanism: m.Name(), Reauthentication: reauth, Err: err}
+	}
+	hv, err := c.VersionFor(17)
+	if err != nil {
+		return fail(err)
+	}
+	av, err := c.VersionFor(36)
+	if err != nil {
+		return fail(err)
+	}
 	hs := kmsg.NewPtrSASLHandshakeRequest()
 	hs.SetVersion(hv)
 	hs.Mechanism = m.Name()
@@ -83,6 +106,11 @@ func (c *Conn) saslLogin(ctx context.Context, m SASLMechanism, reauth bool) erro
 			var kerr error = newKafkaError(ar.ErrorCode, "", -1, redact(m, saslString(ar.ErrorMessage)))
 			if r, ok := ex.(interface{ rejected(error) error }); ok {
 				kerr = r.rejected(kerr)
+			}
+			if e, ok := ex.(interface{ expiredInTransit() bool }); ok && e.expiredInTransit() {
+				// The token expired between its check and the broker's:
+				// a fresh one will do, so this is not final.
+				return fmt.Errorf("protocol: SASL %s with %s: %w", m.Name(), c.addr, &tokenExpiredError{err: kerr})
 			}
 			return fail(kerr)
 		}

@@ -2,9 +2,11 @@ package protocol
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strings"
@@ -113,8 +115,13 @@ func (m *oauthMechanism) StartContext(ctx context.Context) (SASLExchange, error)
 // get returns the cached token while it is fresh, or a new one.
 func (m *oauthMechanism) get(ctx context.Context) (OAuthBearerToken, error) {
 	now := m.now()
+	after, renewing := TokenNeededAfter(ctx)
+	outlives := func(tok OAuthBearerToken) bool {
+		exp := TokenExpiry(tok)
+		return !renewing || exp.IsZero() || exp.After(after)
+	}
 	m.mu.Lock()
-	if m.token.Value != "" && now.Before(m.fresh) {
+	if m.token.Value != "" && now.Before(m.fresh) && outlives(m.token) {
 		tok := m.token
 		m.mu.Unlock()
 		return tok, nil
@@ -131,15 +138,20 @@ func (m *oauthMechanism) get(ctx context.Context) (OAuthBearerToken, error) {
 		// Not final: wrapped so that the connection is retried.
 		return OAuthBearerToken{}, &tokenProviderError{err: err}
 	}
+	now = m.now() // the provider may have waited
 	if err := checkToken(tok, now); err != nil {
 		return OAuthBearerToken{}, &tokenProviderError{err: err}
+	}
+	if !outlives(tok) {
+		return OAuthBearerToken{}, &tokenProviderError{err: fmt.Errorf("%w (the token expires at %s, the session at %s)",
+			ErrNoFresherToken, TokenExpiry(tok).UTC().Format(time.RFC3339Nano), after.UTC().Format(time.RFC3339Nano))}
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.token = tok
 	m.fresh = time.Time{}
-	if !tok.Expiry.IsZero() {
-		m.fresh = now.Add(tok.Expiry.Sub(now) * 8 / 10)
+	if exp := TokenExpiry(tok); !exp.IsZero() {
+		m.fresh = now.Add(exp.Sub(now) * 8 / 10)
 	}
 	m.issued = append(m.issued, tok.Value)
 	if len(m.issued) > 4 {
@@ -192,8 +204,8 @@ func checkToken(tok OAuthBearerToken, now time.Time) error {
 	if !b64tokenRE.MatchString(tok.Value) {
 		return errors.New("the token is not an RFC 6750 bearer token (letters, digits and -._~+/ with trailing '=')")
 	}
-	if !tok.Expiry.IsZero() && !now.Before(tok.Expiry) {
-		return fmt.Errorf("the token expired at %s", tok.Expiry.UTC().Format(time.RFC3339))
+	if exp := TokenExpiry(tok); !exp.IsZero() && !now.Before(exp) {
+		return fmt.Errorf("the token expired at %s", exp.UTC().Format(time.RFC3339))
 	}
 	for k, v := range tok.Extensions {
 		switch {
@@ -241,8 +253,9 @@ func (e *oauthExchange) Step(challenge []byte) ([]byte, bool, error) {
 		}
 		e.stage = 2
 		e.status = parseOAuthStatus(challenge)
-		e.status.tokenExpiryAt = e.tok.Expiry
-		e.status.tokenExpired = !e.tok.Expiry.IsZero() && !e.m.now().Before(e.tok.Expiry)
+		exp := TokenExpiry(e.tok)
+		e.status.tokenExpiryAt = exp
+		e.status.tokenExpired = !exp.IsZero() && !e.m.now().Before(exp)
 		e.m.forget(e.tok.Value)
 		return []byte{0x01}, false, nil
 	case 2:
@@ -336,4 +349,74 @@ func oneLine(s string, n int) string {
 		s = s[:n] + "..."
 	}
 	return strings.NewReplacer("\n", " ", "\r", " ").Replace(s)
+}
+
+// tokenExpiredError is a token the broker refused after it expired on the
+// way (it was valid when checked before sending): not final, the next
+// attempt obtains a fresh one. It matches ErrTokenRejected and the
+// broker's error, not ErrAuthentication.
+type tokenExpiredError struct{ err error }
+
+func (e *tokenExpiredError) Error() string {
+	return fmt.Sprintf("protocol: the OAUTHBEARER token expired before the broker checked it (a fresh one is obtained for the next attempt): %v", e.err)
+}
+func (e *tokenExpiredError) Unwrap() []error { return []error{ErrTokenRejected, e.err} }
+
+// expiredInTransit reports that the broker refused the token and it had
+// expired by the time the refusal came.
+func (e *oauthExchange) expiredInTransit() bool {
+	return e.status != nil && e.status.tokenExpired
+}
+
+// ErrNoFresherToken: a re-authentication found no token expiring after
+// the session it would renew (the provider gave the token that session
+// was opened with, or one no longer-lived): re-authenticating with it
+// would only open a shorter session. It is not final.
+var ErrNoFresherToken = errors.New("protocol: no OAUTHBEARER token outliving the current session")
+
+type tokenAfterKey struct{}
+
+// TokenNeededAfter reports, to a token provider called for a KIP-368
+// re-authentication, the end of the session being renewed: a token
+// expiring at or before it is of no use (ErrNoFresherToken), so a
+// provider that refreshes tokens asynchronously should wait (until ctx
+// ends) for one expiring later. ok is false for a new connection.
+func TokenNeededAfter(ctx context.Context) (t time.Time, ok bool) {
+	t, ok = ctx.Value(tokenAfterKey{}).(time.Time)
+	return t, ok
+}
+
+func withTokenNeededAfter(ctx context.Context, t time.Time) context.Context {
+	return context.WithValue(ctx, tokenAfterKey{}, t)
+}
+
+// TokenExpiry is when tok stops being valid: its Expiry, or the "exp"
+// claim of its value when that is a JWT expiring earlier (JWT expiries
+// are whole seconds, and brokers go by the claim). Zero: unknown.
+func TokenExpiry(tok OAuthBearerToken) time.Time {
+	exp := tok.Expiry
+	if claim, ok := jwtExpiry(tok.Value); ok && (exp.IsZero() || claim.Before(exp)) {
+		exp = claim
+	}
+	return exp
+}
+
+// jwtExpiry reads the numeric "exp" claim of a JWS compact serialization.
+func jwtExpiry(value string) (time.Time, bool) {
+	parts := strings.Split(value, ".")
+	if len(parts) != 3 {
+		return time.Time{}, false
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
+	if err != nil {
+		return time.Time{}, false
+	}
+	var claims struct {
+		Exp *float64 `json:"exp"`
+	}
+	if json.Unmarshal(raw, &claims) != nil || claims.Exp == nil {
+		return time.Time{}, false
+	}
+	sec, frac := math.Modf(*claims.Exp)
+	return time.Unix(int64(sec), int64(frac*1e9)), true
 }

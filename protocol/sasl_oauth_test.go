@@ -111,11 +111,23 @@ func TestOAuthBearerRejectedToken(t *testing.T) {
 	unsigned := func(claims string) string {
 		return b64url(`{"alg":"none"}`) + "." + b64url(claims) + "."
 	}
+	t.Run("expired", func(t *testing.T) {
+		// The client reads the JWT's "exp" claim (its Expiry is zero
+		// here) and never presents a token past it: a provider failure,
+		// not final, and the broker is not asked.
+		tok := OAuthBearerToken{Value: sim.UnsecuredJWT("alice", now.Add(-time.Hour), now.Add(-time.Minute), nil), Principal: "alice"}
+		cfg := *cfg
+		cfg.Authenticate = SASL(SASLOAuthBearer(func(context.Context) (OAuthBearerToken, error) { return tok, nil }))
+		_, err := Dial(context.Background(), addr, cfg)
+		require.ErrorIs(t, err, ErrTokenProvider)
+		require.NotErrorIs(t, err, ErrAuthentication)
+		require.Contains(t, err.Error(), "the token expired at")
+		require.NotContains(t, err.Error(), tok.Value)
+	})
 	for name, tc := range map[string]struct {
 		tok     string
 		expired bool
 	}{
-		"expired":          {tok: sim.UnsecuredJWT("alice", now.Add(-time.Hour), now.Add(-time.Minute), nil), expired: true},
 		"no sub":           {tok: sim.UnsecuredJWT("", now, now.Add(time.Hour), nil)},
 		"no exp":           {tok: sim.UnsecuredJWT("alice", now, time.Time{}, nil)},
 		"issued in future": {tok: sim.UnsecuredJWT("alice", now.Add(time.Hour), now.Add(2*time.Hour), nil)},
@@ -301,4 +313,46 @@ func TestOAuthBearerFormattingHidesToken(t *testing.T) {
 	m := SASLOAuthBearer(func(context.Context) (OAuthBearerToken, error) { return jwt("alice", time.Hour), nil })
 	require.Equal(t, "OAUTHBEARER", fmt.Sprint(m))
 	require.NotContains(t, fmt.Sprintf("%#v", m), "ey")
+}
+
+// TestOAuthBearerReauthNeedsFresherToken: a provider that keeps returning
+// the token a session was opened with (its "exp" claim whole seconds)
+// never makes the connection re-authenticate with it — which would open
+// ever shorter sessions, in a burst, until the token expired and the
+// broker refused it. The re-authentication is postponed, and before the
+// session ends the connection is closed once idle with a non-final error
+// (ErrNoFresherToken, not ErrAuthentication), so its requests go on a new
+// connection.
+func TestOAuthBearerReauthNeedsFresherToken(t *testing.T) {
+	addr, cfg := oauthCluster(t, false)
+	exp := time.Unix(time.Now().Add(2500*time.Millisecond).Unix(), 0) // 1.5-2.5 s away
+	tok := OAuthBearerToken{Value: sim.UnsecuredJWT("alice", time.Now(), exp, nil), Principal: "alice", Expiry: exp.Add(900 * time.Millisecond)}
+	var calls atomic.Int32
+	cfg.Authenticate = SASL(SASLOAuthBearer(func(ctx context.Context) (OAuthBearerToken, error) {
+		calls.Add(1)
+		return tok, nil
+	}))
+	c, err := Dial(context.Background(), addr, *cfg)
+	require.NoError(t, err)
+	defer c.Close()
+	require.Positive(t, c.SessionLifetime())
+	<-c.Done()
+	require.False(t, time.Now().After(exp), "closed before the token's exp claim")
+	require.Zero(t, c.Reauthentications(), "never re-authenticated with the same token")
+	require.ErrorIs(t, c.Err(), ErrNoFresherToken)
+	require.NotErrorIs(t, c.Err(), ErrAuthentication)
+	require.LessOrEqual(t, calls.Load(), int32(8), "the provider asked a few times, halving the time left")
+}
+
+// TestTokenExpiry: a JWT's "exp" claim bounds a token's Expiry.
+func TestTokenExpiry(t *testing.T) {
+	now := time.Now()
+	claim := time.Unix(now.Add(time.Hour).Unix(), 0)
+	jwt := sim.UnsecuredJWT("a", now, claim, nil)
+	require.Equal(t, claim, TokenExpiry(OAuthBearerToken{Value: jwt}).Local())
+	require.Equal(t, claim, TokenExpiry(OAuthBearerToken{Value: jwt, Expiry: claim.Add(time.Second)}).Local())
+	require.Equal(t, claim.Add(-time.Second), TokenExpiry(OAuthBearerToken{Value: jwt, Expiry: claim.Add(-time.Second)}))
+	require.True(t, TokenExpiry(OAuthBearerToken{Value: "opaque"}).IsZero())
+	_, ok := TokenNeededAfter(context.Background())
+	require.False(t, ok)
 }

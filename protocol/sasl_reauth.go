@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -29,6 +30,7 @@ type reauthState struct {
 
 	mu       sync.Mutex // guards the fields below
 	lifetime time.Duration
+	end      time.Time // when the session ends, as the client can tell (sent + lifetime)
 	count    int
 }
 
@@ -53,6 +55,7 @@ func (c *Conn) Reauthentications() int {
 func (c *Conn) saslDone(m SASLMechanism, reauth bool, sentAt time.Time, lifetime time.Duration) {
 	c.reauth.mu.Lock()
 	c.reauth.lifetime = lifetime
+	c.reauth.end = sentAt.Add(lifetime)
 	if reauth {
 		c.reauth.count++
 	}
@@ -66,7 +69,11 @@ func (c *Conn) saslDone(m SASLMechanism, reauth bool, sentAt time.Time, lifetime
 		return
 	}
 	frac := reauthMinFraction + rand.Float64()*(reauthMaxFraction-reauthMinFraction)
-	at := sentAt.Add(time.Duration(float64(lifetime) * frac))
+	c.scheduleReauth(m, sentAt.Add(time.Duration(float64(lifetime)*frac)))
+}
+
+// scheduleReauth starts a re-authentication at at.
+func (c *Conn) scheduleReauth(m SASLMechanism, at time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -78,6 +85,24 @@ func (c *Conn) saslDone(m SASLMechanism, reauth bool, sentAt time.Time, lifetime
 		c.reauthenticate(m)
 	})
 }
+
+// renewSlack is how much longer than the session being renewed a token
+// must live to be worth a re-authentication: a tenth of the session's
+// lifetime, at least reauthMinSlack. A session ended by its token's expiry
+// ends (as the client counts it from when it sent the exchange) a
+// network delay before the token expires; re-authenticating with that
+// same token would open sessions ever shorter, one after the other.
+func renewSlack(lifetime time.Duration) time.Duration {
+	return max(lifetime/10, reauthMinSlack)
+}
+
+const (
+	reauthMinSlack = 10 * time.Millisecond
+	// reauthRetryMin: with less of the session left than this and no
+	// credential to renew it, the connection is closed (once idle) instead
+	// of waiting on.
+	reauthRetryMin = 200 * time.Millisecond
+)
 
 // stopReauthLocked cancels a scheduled re-authentication; c.mu is held and
 // the connection is closed.
@@ -94,13 +119,49 @@ func (c *Conn) stopReauthLocked() {
 // repeats the SASL exchange and lets requests go again. Failing, it closes
 // the connection.
 func (c *Conn) reauthenticate(m SASLMechanism) {
-	gate := make(chan struct{})
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
 		return
 	}
 	c.reauth.timer = nil
+	c.mu.Unlock()
+	c.reauth.mu.Lock()
+	end, lifetime := c.reauth.end, c.reauth.lifetime
+	c.reauth.mu.Unlock()
+
+	// The credential for the new session is obtained first, while
+	// requests still flow: a token provider may take its time. It must
+	// outlive the current session, or the re-authentication gains nothing.
+	left := time.Until(end)
+	sctx, scancel := context.WithTimeout(withTokenNeededAfter(context.Background(), end.Add(renewSlack(lifetime))),
+		max(min(c.cfg.DialTimeout, left/2), time.Millisecond))
+	ex, err := c.saslStart(sctx, m, true)
+	scancel()
+	if err != nil {
+		if c.Err() != nil {
+			return
+		}
+		var se *SASLError
+		if errors.As(err, &se) {
+			c.fail(err) // final: the mechanism refused for good
+			return
+		}
+		if left = time.Until(end); left > reauthRetryMin {
+			c.log.Debug("SASL re-authentication postponed: no credential to renew the session yet", "session_end", end, "err", err)
+			c.scheduleReauth(m, time.Now().Add(left/2))
+			return
+		}
+		c.closeIdle(fmt.Errorf("protocol: SASL session with %s ends at %s and no credential renews it: %w", c.addr, end.Format(time.RFC3339Nano), err))
+		return
+	}
+
+	gate := make(chan struct{})
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
 	c.reauth.gate = gate
 	c.mu.Unlock()
 	defer func() {
@@ -121,9 +182,36 @@ func (c *Conn) reauthenticate(m SASLMechanism) {
 	}
 	lctx, lcancel := context.WithTimeout(ctx, c.cfg.DialTimeout)
 	defer lcancel()
-	if err := c.saslLogin(lctx, m, true); err != nil && c.Err() == nil {
+	if err := c.saslRun(lctx, m, ex, true); err != nil && c.Err() == nil {
 		c.fail(err)
 	}
+}
+
+// closeIdle holds new requests back, waits (until the session would end)
+// for those in flight to be answered, then closes the connection with err:
+// the requests held back fail unwritten, and are sent on a new connection.
+func (c *Conn) closeIdle(err error) {
+	gate := make(chan struct{})
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.reauth.gate = gate
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.reauth.gate = nil
+		c.mu.Unlock()
+		close(gate)
+	}()
+	c.reauth.mu.Lock()
+	end := c.reauth.end
+	c.reauth.mu.Unlock()
+	ctx, cancel := context.WithDeadline(context.Background(), end)
+	defer cancel()
+	_ = c.drain(ctx)
+	c.fail(err)
 }
 
 // drain waits until every request in flight has been answered, by taking

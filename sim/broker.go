@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -205,6 +206,18 @@ func (b *broker) serveConn(ctx context.Context, nc net.Conn, connID uint64) {
 		}
 		if !b.awaitThaw(ctx) {
 			return
+		}
+		if auth.rawNext() {
+			// After a v0 SaslHandshake: a raw SASL token, answered raw.
+			tok, ok := auth.rawStep(frame)
+			if !ok {
+				return
+			}
+			out = binary.BigEndian.AppendUint32(out[:0], uint32(len(tok)))
+			if _, err := conn.Write(append(out, tok...)); err != nil {
+				return
+			}
+			continue
 		}
 		start := time.Now()
 		h, req, err := decodeRequest(frame)

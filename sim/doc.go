@@ -63,7 +63,11 @@
 // and a certificate for 127.0.0.1/localhost in tests). SASL(mech, user,
 // password) enables SASL PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (RFC
 // 5802/7677) with its users: SaslHandshake v1, then SaslAuthenticate
-// v0-v2. Before authentication only ApiVersions and SaslHandshake are
+// v0-v2; or, as Kafka serves clients asking for it, SaslHandshake v0 and
+// then the mechanism's raw tokens as size-prefixed frames (no
+// SaslAuthenticate, no session lifetime told, no re-authentication; a
+// refused credential closes the connection). SaslHandshake is advertised
+// from v0, which librdkafka (kcat) requires before it speaks v1. Before authentication only ApiVersions and SaslHandshake are
 // served and anything else closes the connection; an unknown mechanism is
 // answered UNSUPPORTED_SASL_MECHANISM with the enabled ones, a failed
 // authentication SASL_AUTHENTICATION_FAILED, and both then close the

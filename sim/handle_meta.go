@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"hash/fnv"
+	"math/rand/v2"
 	"net"
 	"slices"
 	"strconv"
@@ -78,6 +79,9 @@ func (b *broker) metadata(ctx context.Context, r *kmsg.MetadataRequest) kmsg.Res
 			mt.ErrorCode = errUnknownTopicOrPartition
 			mt.Topic = rt.Topic
 			mt.TopicID = rt.TopicID
+			if rt.Topic != nil && c.cfg.autoCreate != nil && (r.Version < 4 || r.AllowAutoTopicCreation) {
+				mt.ErrorCode = c.autoCreateLocked(*rt.Topic)
+			}
 			resp.Topics = append(resp.Topics, mt)
 			continue
 		}
@@ -207,4 +211,40 @@ func (b *broker) offsetForLeaderEpoch(ctx context.Context, r *kmsg.OffsetForLead
 		resp.Topics = append(resp.Topics, ot)
 	}
 	return resp
+}
+
+// legalTopic is Kafka's topic name rule.
+func legalTopic(name string) bool {
+	if name == "" || name == "." || name == ".." || len(name) > 249 {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// autoCreateLocked creates topic name as auto.create.topics.enable does
+// and returns the error code the creating answer gives for it; c.mu is
+// held.
+func (c *Cluster) autoCreateLocked(name string) int16 {
+	if !legalTopic(name) {
+		return errInvalidTopicException
+	}
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	seed := h.Sum64()
+	spec := *c.cfg.autoCreate
+	spec.name = name
+	if spec.partitions < 1 {
+		spec.partitions = 1
+	}
+	if err := c.addTopic(spec, int(seed%uint64(c.cfg.brokers)), rand.New(rand.NewPCG(seed, 1))); err != nil {
+		c.log.Warn("auto-creating topic failed", "topic", name, "err", err)
+		return errUnknownTopicOrPartition
+	}
+	c.log.Info("topic auto-created", "topic", name, "partitions", spec.partitions)
+	return errLeaderNotAvailable
 }

@@ -33,6 +33,7 @@ type config struct {
 	pidExpiration      time.Duration // ProducerIDExpiration
 	pidExpiryCheck     time.Duration // ProducerIDExpirationCheck
 	recorderLimit      int
+	autoCreate         *topicSpec // auto.create.topics.enable: the new topics' partitions and replication
 	maxBatchBytes      int
 	maxDecompressed    int
 	noDescribe         bool            // WithoutDescribeProducers
@@ -128,6 +129,20 @@ func ProducerIDExpiration(d time.Duration) Option { return func(c *config) { c.p
 // <= 0 turns the periodic check off (a restart still applies it).
 func ProducerIDExpirationCheck(d time.Duration) Option {
 	return func(c *config) { c.pidExpiryCheck = d }
+}
+
+// AutoCreateTopics turns on Kafka's auto.create.topics.enable: a Metadata
+// request naming a topic the cluster does not have creates it, with
+// partitions partitions and replication replicas (Kafka's num.partitions
+// and default.replication.factor; 0 takes min(3, brokers)), when the
+// request allows it — allow_auto_topic_creation true, or any request
+// before v4, which has no such field — and the name is a legal one
+// (letters, digits, '.', '_', '-'; at most 249). As Kafka does, that
+// answer says LEADER_NOT_AVAILABLE for the topic, and the next one gives
+// its partitions; an illegal name is INVALID_TOPIC_EXCEPTION. Off by
+// default (unlike Kafka): an unknown topic stays unknown.
+func AutoCreateTopics(partitions int32, replication int) Option {
+	return func(c *config) { c.autoCreate = &topicSpec{partitions: partitions, replication: replication} }
 }
 
 // RecorderLimit bounds how many request/response exchanges and produce

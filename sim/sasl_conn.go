@@ -34,6 +34,7 @@ type saslConn struct {
 	connID  uint64
 	stage   saslStage
 	reauth  bool // the handshake under way re-authenticates
+	raw     bool // SaslHandshake v0: the exchange's tokens follow as raw frames
 	mech    string
 	user    string // principal of the last successful authentication
 	ex      saslExchange
@@ -70,6 +71,10 @@ func (s *saslConn) gate(req kmsg.Request) (oc outcome, handled bool) {
 	}
 	switch r := req.(type) {
 	case *kmsg.SASLHandshakeRequest:
+		if r.Version == 0 {
+			// Re-authentication needs SaslAuthenticate (v1 handshakes).
+			return outcome{resp: illegalSASLState(r)}, true
+		}
 		if s.a.lifetime > 0 || !s.expires.IsZero() {
 			s.reauth = true
 			return s.handshake(r), true
@@ -112,7 +117,30 @@ func (s *saslConn) handshake(r *kmsg.SASLHandshakeRequest) outcome {
 		return outcome{resp: resp, act: actRespondClose}
 	}
 	s.ex, s.mech, s.stage = ex, r.Mechanism, saslWantAuth
+	s.raw = r.Version == 0
 	return outcome{resp: resp}
+}
+
+// rawNext reports that the next frame is a raw SASL token (after a v0
+// SaslHandshake), not a Kafka request.
+func (s *saslConn) rawNext() bool { return s != nil && s.stage == saslWantAuth && s.raw }
+
+// rawStep answers a raw SASL token as Kafka does after a v0 handshake: the
+// server's token as a size-prefixed frame (empty when the mechanism has
+// nothing to say, as PLAIN on success), and on failure no answer, the
+// connection closed.
+func (s *saslConn) rawStep(in []byte) (out []byte, ok bool) {
+	out, done, err := s.ex.step(in)
+	if err != nil {
+		s.b.c.log.Warn("SASL authentication failed (v0, raw tokens)", "broker", s.b.id, "conn", s.connID,
+			"mechanism", s.mech, "err", err)
+		s.ex = nil
+		return nil, false
+	}
+	if done {
+		s.complete()
+	}
+	return out, true
 }
 
 func (s *saslConn) authenticate(r *kmsg.SASLAuthenticateRequest) outcome {
@@ -138,9 +166,18 @@ func (s *saslConn) authenticate(r *kmsg.SASLAuthenticateRequest) outcome {
 	if !done {
 		return outcome{resp: resp}
 	}
-	// The session lasts SessionLifetime, or until the credential expires
-	// when that comes first (an OAUTHBEARER token), as Kafka's
-	// SaslServerAuthenticator computes it.
+	if lifetime := s.complete(); lifetime > 0 {
+		resp.SessionLifetimeMillis = max(1, lifetime.Milliseconds())
+	}
+	return outcome{resp: resp}
+}
+
+// complete ends a successful exchange and returns the session's lifetime
+// (0: none). The session lasts SessionLifetime, or until the credential
+// expires when that comes first (an OAUTHBEARER token), as Kafka's
+// SaslServerAuthenticator computes it; after a v0 handshake the client is
+// not told, and the session ends all the same.
+func (s *saslConn) complete() time.Duration {
 	now, lifetime := s.a.now(), s.a.lifetime
 	if e, ok := s.ex.(interface{ expiry() time.Time }); ok {
 		if left := e.expiry().Sub(now); lifetime <= 0 || left < lifetime {
@@ -151,12 +188,11 @@ func (s *saslConn) authenticate(r *kmsg.SASLAuthenticateRequest) outcome {
 	s.expires = time.Time{}
 	if lifetime > 0 {
 		s.expires = now.Add(lifetime)
-		resp.SessionLifetimeMillis = max(1, lifetime.Milliseconds())
 	}
 	s.b.c.log.Info("SASL authenticated", "broker", s.b.id, "conn", s.connID, "mechanism", s.mech,
-		"reauthentication", s.reauth, "session_lifetime", lifetime)
-	s.reauth = false
-	return outcome{resp: resp}
+		"reauthentication", s.reauth, "raw", s.raw, "session_lifetime", lifetime)
+	s.reauth, s.raw = false, false
+	return lifetime
 }
 
 // illegalSASLState answers a SASL request on a connection where none is

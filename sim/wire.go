@@ -21,7 +21,7 @@ var apiVersions = []kmsg.ApiVersionsResponseApiKey{
 	{ApiKey: 2, MinVersion: 1, MaxVersion: 10}, // ListOffsets
 	{ApiKey: 3, MinVersion: 0, MaxVersion: 12}, // Metadata
 	{ApiKey: 10, MinVersion: 0, MaxVersion: 6}, // FindCoordinator
-	{ApiKey: 17, MinVersion: 1, MaxVersion: 1}, // SaslHandshake
+	{ApiKey: 17, MinVersion: 0, MaxVersion: 1}, // SaslHandshake (v0: raw SASL tokens follow)
 	{ApiKey: 18, MinVersion: 0, MaxVersion: 4}, // ApiVersions
 	{ApiKey: 22, MinVersion: 0, MaxVersion: 5}, // InitProducerId
 	{ApiKey: 23, MinVersion: 0, MaxVersion: 4}, // OffsetForLeaderEpoch

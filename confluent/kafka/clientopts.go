@@ -53,6 +53,9 @@ func (s *settings) clientOptions() ([]client.Option, error) {
 	if !s.idempotent {
 		opts = append(opts, client.DisableIdempotence())
 	}
+	if s.autoCreate {
+		opts = append(opts, client.AllowAutoTopicCreation())
+	}
 	if s.topicWaitSet {
 		opts = append(opts, client.UnknownTopicWait(s.topicWait))
 	}

@@ -71,6 +71,18 @@ var propertyCases = []struct {
 	{"go.logs.channel.enable", true, func(t *testing.T, s settings) { require.True(t, s.logsEnable) }},
 	{"go.logs.channel", logsChan, func(t *testing.T, s settings) { require.Equal(t, logsChan, s.logsChan) }},
 	{"log_level", 3, func(t *testing.T, s settings) { require.Equal(t, 3, s.logLevel) }},
+	{"retries", 5, func(t *testing.T, s settings) {
+		require.Equal(t, 5, s.retries)
+		require.Len(t, s.notes, 1)
+		require.Contains(t, s.notes[0], "message.timeout.ms")
+	}},
+	{"message.send.max.retries", 2147483647, func(t *testing.T, s settings) {
+		require.Empty(t, s.notes, "librdkafka's default changes nothing: not reported")
+	}},
+	{"allow.auto.create.topics", false, func(t *testing.T, s settings) { require.False(t, s.autoCreate) }},
+	{"debug", "broker,msg", func(t *testing.T, s settings) { require.Len(t, s.notes, 1) }},
+	{"socket.keepalive.enable", true, func(t *testing.T, s settings) { require.Len(t, s.notes, 1) }},
+	{"go.batch.producer", true, func(t *testing.T, s settings) { require.Len(t, s.notes, 1) }},
 }
 
 // TestEveryPropertyMaps sets each supported property alone (with what it

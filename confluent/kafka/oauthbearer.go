@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rollsafe/rollsafe/client"
+	"github.com/rollsafe/rollsafe/protocol"
 )
 
 // OAuthBearerToken represents the data to be transmitted to a broker
@@ -108,7 +109,9 @@ func (o *oauthTokens) set(t OAuthBearerToken) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.token, o.failure, o.asked = t, "", false
-	o.scheduleLocked(time.Until(t.Expiration) * 8 / 10)
+	// librdkafka asks for the next token at 80% of this one's lifetime,
+	// counted to its "exp" claim when that comes first (whole seconds).
+	o.scheduleLocked(time.Until(protocol.TokenExpiry(ct)) * 8 / 10)
 	o.notifyLocked()
 	return nil
 }
@@ -135,15 +138,21 @@ func (o *oauthTokens) close() {
 }
 
 // provide is the client's token provider: the token the application set
-// while it is valid; otherwise it asks for one (a refresh event) and waits
+// while it is valid (and, for a re-authentication, outlives the session it
+// renews: client.TokenNeededAfter); otherwise it asks for one (a refresh
+// event, at once rather than at 80% of the token's lifetime) and waits
 // until the application answers or ctx ends.
 func (o *oauthTokens) provide(ctx context.Context) (client.OAuthBearerToken, error) {
+	after, renewing := client.TokenNeededAfter(ctx)
 	for {
 		o.mu.Lock()
-		if o.token.TokenValue != "" && time.Now().Before(o.token.Expiration) {
-			t := o.token
-			o.mu.Unlock()
-			return clientToken(t), nil
+		if o.token.TokenValue != "" {
+			ct := clientToken(o.token)
+			exp := protocol.TokenExpiry(ct)
+			if time.Now().Before(exp) && (!renewing || exp.After(after)) {
+				o.mu.Unlock()
+				return ct, nil
+			}
 		}
 		if o.failure != "" {
 			f := o.failure

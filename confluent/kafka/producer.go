@@ -51,8 +51,9 @@ type Producer struct {
 	wg        sync.WaitGroup // the channel producer and stats goroutines
 
 	stats    *statsCollector
-	oauth    *oauthTokens // tokens set by the application (OAUTHBEARER without the unsecured JWT handler)
-	lastDown atomic.Int64 // when the last ErrAllBrokersDown event was sent (Unix ns)
+	oauth    *oauthTokens          // tokens set by the application (OAUTHBEARER without the unsecured JWT handler)
+	lastDown atomic.Int64          // when the last ErrAllBrokersDown event was sent (Unix ns)
+	fatal    atomic.Pointer[Error] // set once by TestFatalError
 
 	creds   *protocol.SASLCredentials // PLAIN or SCRAM credentials (SetSaslCredentials), else nil
 	logs    chan LogEvent             // Logs(), nil unless go.logs.channel.enable
@@ -75,6 +76,10 @@ type pending struct {
 const recordSlack = 61 + 26
 
 var producerCount atomic.Int64
+
+// confWarnLevel is the syslog level of the CONFWARN log events (warning),
+// as librdkafka reports ignored properties.
+const confWarnLevel = 4
 
 // NewProducer creates a new high-level Producer instance.
 //
@@ -129,6 +134,11 @@ func NewProducer(conf *ConfigMap) (*Producer, error) {
 			p.logs = make(chan LogEvent, maxQueuedLogs)
 		}
 		logs = newLogQueue()
+		if s.logLevel >= confWarnLevel {
+			for _, n := range s.notes {
+				logs.push(LogEvent{Name: p.name, Tag: "CONFWARN", Message: n, Level: confWarnLevel, Timestamp: time.Now()})
+			}
+		}
 		opts = append(opts, client.WithLogger(slog.New(&logHandler{name: p.name, max: s.logLevel, q: logs})))
 	}
 	c, err := client.NewProducer(opts...)
@@ -226,6 +236,10 @@ func (p *Producer) produce(msg *Message, deliveryChan chan Event, block bool) er
 		p.mu.Unlock()
 		return newErrorFromString(ErrState, "Operation not allowed on closed client")
 	}
+	if fe := p.fatal.Load(); fe != nil {
+		p.mu.Unlock()
+		return p.fatalProduceError(fe)
+	}
 	p.producing.Add(1)
 	p.mu.Unlock()
 	defer p.producing.Done()
@@ -302,7 +316,13 @@ func (p *Producer) delivered(r *client.Record, err error) {
 	if err == nil {
 		dr.TopicPartition.Offset = Offset(r.Offset)
 	} else {
-		dr.TopicPartition.Error = deliveryError(err)
+		de := deliveryError(err)
+		if fe := p.fatal.Load(); fe != nil && de.code == ErrPurgeQueue {
+			// Purged because the producer went fatal (TestFatalError).
+			de.str = fmt.Sprintf("%s (%s)", de.str, fe)
+			de.err = errors.Join(de.err, *fe)
+		}
+		dr.TopicPartition.Error = de
 	}
 	// The reports' key and value are the caller's slices, which the client
 	// copied into its batch; the report keeps referencing them like
@@ -463,14 +483,19 @@ func (p *Producer) Close() {
 }
 
 // GetFatalError returns an Error object if the client instance has raised a
-// fatal error, else nil. rollsafe's producer never raises one: the
-// idempotence failures librdkafka treats as fatal (OUT_OF_ORDER_SEQUENCE_NUMBER
-// "sequence desynchronization", UNKNOWN_PRODUCER_ID on a retry) are
-// recovered from, losing and duplicating nothing. After Close it returns
-// ErrState, as confluent-kafka-go does.
+// fatal error, else nil. rollsafe's producer never raises one of its own:
+// the idempotence failures librdkafka treats as fatal
+// (OUT_OF_ORDER_SEQUENCE_NUMBER "sequence desynchronization",
+// UNKNOWN_PRODUCER_ID on a retry) are recovered from, losing and
+// duplicating nothing. Only TestFatalError makes it fatal: then it returns
+// that Error (IsFatal true, the code given to TestFatalError). After Close
+// it returns ErrState, as confluent-kafka-go does.
 func (p *Producer) GetFatalError() error {
 	if p.IsClosed() {
 		return newErrorFromString(ErrState, "Operation not allowed on closed client")
+	}
+	if fe := p.fatal.Load(); fe != nil {
+		return *fe
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/rollsafe/rollsafe/client"
 	"github.com/rollsafe/rollsafe/client/readback"
+	"github.com/rollsafe/rollsafe/sim"
 )
 
 // The programs under testdata/programs are written for confluent-kafka-go:
@@ -34,9 +35,16 @@ const (
 	rollsafeImport  = `"github.com/rollsafe/rollsafe/confluent/kafka"`
 )
 
-// programNames are the programs built; TestPrograms runs the first four,
+// programNames are the programs built: TestPrograms runs producerPrograms
+// (on the sim; TestOnRealKafka on Kafka), TestOAuthProgram runs "oauth",
 // TestSeedSideBySide runs "lines".
-var programNames = []string{"async", "events", "sync", "keyed", "lines"}
+var programNames = []string{"async", "events", "sync", "keyed", "fatal", "oauth", "lines"}
+
+// producerPrograms run against a plaintext cluster, with their counts.
+var (
+	producerPrograms = []string{"async", "events", "sync", "keyed", "fatal"}
+	programCounts    = map[string]int{"async": 3000, "events": 3000, "sync": 200, "keyed": 2000, "fatal": 500}
+)
 
 var (
 	buildOnce sync.Once
@@ -138,11 +146,12 @@ var deliveredLine = regexp.MustCompile(`^Delivered (\S+) to (\S+)\[(\d+)\]@(\d+)
 
 // runProgram runs a built program against brokers and returns the delivery
 // reports it printed, by value.
-func runProgram(t *testing.T, dir, name string, brokers []string, topic string, n int) (map[string]report, string) {
+func runProgram(t *testing.T, dir, name string, brokers []string, topic string, n int, extra ...string) (map[string]report, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(dir, name), strings.Join(brokers, ","), topic, strconv.Itoa(n))
+	args := append([]string{strings.Join(brokers, ","), topic, strconv.Itoa(n)}, extra...)
+	cmd := exec.CommandContext(ctx, filepath.Join(dir, name), args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -179,11 +188,10 @@ func runProgram(t *testing.T, dir, name string, brokers []string, topic string, 
 // reported offset, in order.
 func TestPrograms(t *testing.T) {
 	dir := buildPrograms(t)
-	counts := map[string]int{"async": 3000, "events": 3000, "sync": 200, "keyed": 2000}
-	for _, name := range programNames[:4] {
+	for _, name := range producerPrograms {
 		t.Run(name, func(t *testing.T) {
 			c := newCluster(t, 4)
-			n := counts[name]
+			n := programCounts[name]
 			got, out := runProgram(t, dir, name, c.Addrs(), "t", n)
 			log := verify(t, c.Addrs(), "t", values(name, n), got, true)
 			switch name {
@@ -197,9 +205,48 @@ func TestPrograms(t *testing.T) {
 				checkSyncLookups(t, out, "t", 4, log)
 			case "keyed":
 				checkKeyed(t, log)
+			case "fatal":
+				checkFatal(t, out, "t", log)
 			}
 		})
 	}
+}
+
+// checkFatal checks what the fatal program printed: the library version,
+// the fatal event and GetFatalError (TestFatalError's code and text), and
+// the next offset of every partition it wrote to, sorted, against the log.
+func checkFatal(t *testing.T, out, topic string, log map[int32][]readback.Record) {
+	t.Helper()
+	require.Contains(t, out, "librdkafka version 2.16.0-rollsafe (0x21000ff)\n")
+	require.Contains(t, out, "FATAL ERROR: Fatal error: test_fatal_error: Testing fatal errors: terminating\n")
+	require.Contains(t, out, "GetFatalError: Fatal error: test_fatal_error: Testing fatal errors (code 45)\n")
+	require.Contains(t, out, "Logical offsets: end -2005\n")
+	var want strings.Builder
+	for part := range int32(len(log) + 8) {
+		if recs := log[part]; len(recs) > 0 {
+			fmt.Fprintf(&want, "Next %s[%d]@%d\n", topic, part, recs[len(recs)-1].Offset+1)
+		}
+	}
+	require.NotEmpty(t, want.String())
+	require.Contains(t, out, want.String())
+}
+
+// TestOAuthProgram runs the oauth program (OAUTHBEARER tokens made by the
+// application on each OAuthBearerTokenRefresh, through kafka.Handle, with
+// whole-second "exp" claims as confluent-kafka-go's example makes them)
+// against a sim that ends each SASL session when its token expires: with
+// 3 s tokens over 8 s, every message is delivered, read back once, in order.
+func TestOAuthProgram(t *testing.T) {
+	dir := buildPrograms(t)
+	c := newCluster(t, 4, sim.SASLOAuthBearer())
+	const n = 80
+	got, out := runProgram(t, dir, "oauth", c.Addrs(), "t", n, "principal=orders-svc", "3", "100")
+	require.Len(t, got, n, out)
+	refreshes := regexp.MustCompile(`Token refreshes: (\d+)`).FindStringSubmatch(out)
+	require.NotNil(t, refreshes, out)
+	r, _ := strconv.Atoi(refreshes[1])
+	require.GreaterOrEqual(t, r, 3, "a refresh at 80%% of each 3 s token's lifetime")
+	readOAuth(t, c, values("oauth", n), got)
 }
 
 // checkKeyed checks the keyed program's records in the log: keys on their

@@ -63,6 +63,10 @@ type settings struct {
 	logLevel         int           // log_level
 	produceChanSize  int
 	topicLevelInside []string // keys found in default.topic.config
+	autoCreate       bool     // allow.auto.create.topics
+	retries          int      // retries / message.send.max.retries
+	retriesSet       bool
+	notes            []string // accepted properties without an effect here, reported once on Logs()
 }
 
 // messageFields says which fields delivery reports carry
@@ -95,7 +99,16 @@ func defaultSettings() settings {
 		eventsSize:      1000000,
 		produceChanSize: 1000000,
 		logLevel:        6,
+		autoCreate:      true,
+		retries:         math.MaxInt32,
 	}
+}
+
+// note records an accepted property that changes nothing here, reported
+// once on Logs() (Tag "CONFWARN", as librdkafka reports ignored
+// properties).
+func (s *settings) note(format string, args ...any) {
+	s.notes = append(s.notes, fmt.Sprintf(format, args...))
 }
 
 // property is one supported configuration property.
@@ -401,6 +414,38 @@ var properties = []property{
 		s.logLevel = i
 		return err
 	}},
+	{names: []string{"retries", "message.send.max.retries"}, set: func(s *settings, n string, v ConfigValue) error {
+		i, err := intValue(n, v, 0, math.MaxInt32)
+		s.retries, s.retriesSet = i, true
+		return err
+	}},
+	{names: []string{"allow.auto.create.topics"}, set: func(s *settings, n string, v ConfigValue) error {
+		b, err := boolValue(n, v)
+		s.autoCreate = b
+		return err
+	}},
+	{names: []string{"debug"}, set: func(s *settings, n string, v ConfigValue) error {
+		str, err := configString(n, v)
+		if err == nil {
+			s.note("%q=%q accepted and ignored: rollsafe has no librdkafka debug contexts; set log_level 7 with go.logs.channel.enable for its debug records", n, str)
+		}
+		return err
+	}},
+	{names: []string{"socket.keepalive.enable"}, set: func(s *settings, n string, v ConfigValue) error {
+		b, err := boolValue(n, v)
+		if err == nil {
+			s.note("%q=%v accepted and ignored: Go's dialer enables TCP keep-alive on every broker connection (15 s)", n, b)
+		}
+		return err
+	}},
+	{names: []string{"go.batch.producer"}, set: func(s *settings, n string, v ConfigValue) error {
+		b, ok := v.(bool)
+		if !ok {
+			return goType(n, false, v)
+		}
+		s.note("%q=%v accepted and ignored: rollsafe always batches (linger.ms, batch.size, batch.num.messages)", n, b)
+		return nil
+	}},
 	{names: []string{"go.produce.channel.size"}, set: func(s *settings, n string, v ConfigValue) error {
 		i, ok := v.(int)
 		if !ok {
@@ -497,6 +542,22 @@ func readConfig(conf *ConfigMap) (settings, error) {
 
 // check rejects combinations that are invalid or meaningless.
 func (s *settings) check() error {
+	if s.acksSet && s.acks != client.AcksAll && !s.idempotenceSet {
+		// librdkafka's producer is not idempotent unless asked: acks 0 or
+		// 1 alone gives a non-idempotent producer there, and here.
+		s.idempotent = false
+		s.note(`"acks"=%d without "enable.idempotence": a non-idempotent producer, as librdkafka's default (no sequence numbers: a retry can write a message twice or reorder a partition)`, s.acks)
+	}
+	if s.retriesSet {
+		switch {
+		case s.retries == 0 && s.idempotent:
+			return configError(`"retries" must be above 0 when "enable.idempotence" is true (as librdkafka requires)`)
+		case s.retries == 0:
+			return unsupported(`"retries"=0: rollsafe retries every failed send until "message.timeout.ms" and cannot turn retries off, so a program relying on no retry (no duplicates without idempotence) would get them; remove "retries"`)
+		case s.retries != math.MaxInt32:
+			s.note(`"retries"=%d accepted and not applied: rollsafe retries a failed send until "message.timeout.ms" (%v) passes, with retry.backoff.ms doubling up to retry.backoff.max.ms`, s.retries, s.deliveryTimeout)
+		}
+	}
 	switch {
 	case len(s.brokers) == 0:
 		return configError(`"bootstrap.servers" is required`)

@@ -44,9 +44,8 @@ func TestOnRealKafka(t *testing.T) {
 	}})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	counts := map[string]int{"async": 3000, "events": 3000, "sync": 100, "keyed": 2000}
 	topics := []string{"oauth-jwt", "oauth-refresh", "metadata", "purge-queue", "purge-inflight"}
-	for _, name := range programNames[:4] {
+	for _, name := range producerPrograms {
 		topics = append(topics, "confluent-"+name)
 	}
 	for _, topic := range topics {
@@ -54,10 +53,13 @@ func TestOnRealKafka(t *testing.T) {
 		require.NoError(t, c.WaitLeaders(ctx, topic))
 	}
 	t.Run("programs", func(t *testing.T) {
-		for _, name := range programNames[:4] {
+		for _, name := range producerPrograms {
 			t.Run(name, func(t *testing.T) {
 				topic := "confluent-" + name
-				n := counts[name]
+				n := programCounts[name]
+				if name == "sync" {
+					n = 100
+				}
 				got, out := runProgram(t, dir, name, c.Addrs(), topic, n)
 				log := verify(t, c.Addrs(), topic, values(name, n), got, true)
 				switch name {
@@ -65,6 +67,8 @@ func TestOnRealKafka(t *testing.T) {
 					checkKeyed(t, log)
 				case "sync":
 					checkSyncLookups(t, out, topic, 4, log)
+				case "fatal":
+					checkFatal(t, out, topic, log)
 				}
 			})
 		}
