@@ -294,8 +294,9 @@ func (pr *Producer) expire(p *partition, now time.Time) {
 func (pr *Producer) settle(p *partition) {
 	// While the log is to be read, acknowledged batches wait: the read may
 	// report data loss, and a caller that waited for these deliveries (a
-	// flush) must have heard of it by then.
-	if !p.needRead && !p.reading {
+	// flush) must have heard of it by then — so they wait, too, while a
+	// loss found is held for the metadata to confirm the topic.
+	if !p.needRead && !p.reading && len(p.heldLoss) == 0 {
 		pr.deliverAcked(p)
 	}
 	if p.stopped != nil || p.inFlight > 0 || p.reading {

@@ -547,6 +547,9 @@ func (pr *Producer) releaseLoss(p *partition) {
 			p.stopped = errStoppedLoss
 		}
 	}
+	if len(held) > 0 {
+		pr.settle(p) // the deliveries that waited for it
+	}
 }
 
 // lossBeforeHistory extends loss below the history: when its oldest batch
