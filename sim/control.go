@@ -145,12 +145,12 @@ func (c *Cluster) CutPower(id int32) error { return c.stopBroker(id, stopPowerCu
 type stopMode int
 
 const (
-	stopClean    stopMode = iota // controlled shutdown: the log is kept
-	stopCrash                    // a host crash: the unreplicated tail is lost
-	stopVanish                   // a host crash whose connections stay open and silent
-	stopKill                     // a process killed: the log is kept
-	stopPowerCut                 // a power cut: what no other replica holds is lost
-	stopUnnoticed                // a process killed while the controller has no quorum
+	stopClean     stopMode = iota // controlled shutdown: the log is kept
+	stopCrash                     // a host crash: the unreplicated tail is lost
+	stopVanish                    // a host crash whose connections stay open and silent
+	stopKill                      // a process killed: the log is kept
+	stopPowerCut                  // a power cut: what no other replica holds is lost
+	stopUnnoticed                 // a process killed while the controller has no quorum
 )
 
 func (c *Cluster) stopBroker(id int32, mode stopMode) error {
