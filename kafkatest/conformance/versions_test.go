@@ -1,0 +1,132 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rollsafe/rollsafe/kafkatest"
+)
+
+// versionScenario is a conformance scenario played on a cluster of some
+// Kafka version; topics are the ones it creates (restored after it).
+type versionScenario struct {
+	name   string
+	topics []string
+	play   func(t *testing.T, c *kafkatest.Cluster)
+}
+
+// one is a scenario on a single topic named after it.
+func one(name string, play func(*testing.T, *kafkatest.Cluster, string)) versionScenario {
+	return versionScenario{name, []string{name}, func(t *testing.T, c *kafkatest.Cluster) { play(t, c, name) }}
+}
+
+// ciScenarios run on every older version in every run (CI included): the
+// seed (controlled shutdown, restart, leadership handed back), a crashed
+// leader and a frozen one.
+var ciScenarios = []versionScenario{
+	one("seed", playSeed),
+	one("kill", playKillLeader),
+	one("zombie", playZombieLeader),
+}
+
+// allScenarios run on demand (ROLLSAFE_KAFKA_VERSIONS set).
+var allScenarios = append(append([]versionScenario{one("clean", playClean)}, ciScenarios...),
+	one("rolling", playRollingRestarts),
+	one("blackhole", playBlackhole),
+	one("toolarge", playMessageTooLarge),
+	one("mininsync", playMinInsyncOutage),
+	versionScenario{"unclean", uncleanTopics, playUncleanElection},
+)
+
+// olderVersions are the versions TestKafkaVersions runs by default: the
+// ones before the package's own (4.4, which every other test runs on).
+var olderVersions = []kafkatest.Version{kafkatest.V3_9, kafkatest.V2_8}
+
+// versionPlan reads ROLLSAFE_KAFKA_VERSIONS: unset or empty, the CI
+// scenarios on every older version; "all", every scenario on every older
+// version; a comma-separated list of versions ("2.8,3.9.2", 4.4 allowed),
+// every scenario on those; "none", nothing.
+func versionPlan(env string) ([]kafkatest.Version, []versionScenario, error) {
+	switch env = strings.TrimSpace(env); env {
+	case "":
+		return olderVersions, ciScenarios, nil
+	case "all":
+		return olderVersions, allScenarios, nil
+	case "none":
+		return nil, nil, nil
+	}
+	var vs []kafkatest.Version
+	for _, s := range strings.Split(env, ",") {
+		v, err := kafkatest.ParseVersion(s)
+		if err != nil {
+			return nil, nil, fmt.Errorf("ROLLSAFE_KAFKA_VERSIONS=%q: %w", env, err)
+		}
+		vs = append(vs, v)
+	}
+	return vs, allScenarios, nil
+}
+
+// TestKafkaVersions plays conformance scenarios on the other Kafka
+// versions users run, each on a 3-broker cluster of its own: 3.9 (KRaft)
+// and 2.8.1 (ZooKeeper mode, the bug report's own broker). Each scenario
+// reads the log back as on 4.4: nothing lost, duplicated or reordered,
+// every record at its acknowledged offset. By default (CI) the seed,
+// kill and zombie scenarios; ROLLSAFE_KAFKA_VERSIONS selects more (see
+// versionPlan).
+func TestKafkaVersions(t *testing.T) {
+	versions, scenarios, err := versionPlan(os.Getenv("ROLLSAFE_KAFKA_VERSIONS"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(versions) == 0 {
+		t.Skip("ROLLSAFE_KAFKA_VERSIONS=none")
+	}
+	for _, v := range versions {
+		t.Run(v.String(), func(t *testing.T) {
+			began := time.Now()
+			c := launchVersion(t, v)
+			for _, sc := range scenarios {
+				ok := t.Run(sc.name, func(t *testing.T) {
+					t.Cleanup(func() {
+						if t.Failed() {
+							t.Log(c.LogTails(80))
+						}
+					})
+					sc.play(t, c)
+				})
+				if err := restore(c, sc.topics); err != nil {
+					t.Fatalf("restore the Kafka %s cluster after %s (the scenarios after it are not played): %v\n%s", v, sc.name, err, c.Diagnose())
+				}
+				if !ok {
+					t.Logf("Kafka %s: %s failed", v, sc.name)
+				}
+			}
+			t.Logf("Kafka %s (%s): %d scenarios in %v, launch included", v, v.Mode(), len(scenarios), time.Since(began).Round(time.Second))
+		})
+	}
+}
+
+// launchVersion starts a 3-broker cluster of Kafka v for t, closing the
+// package's shared cluster first (one cluster runs at a time on a
+// machine), and stops it when t ends.
+func launchVersion(t *testing.T, v kafkatest.Version) *kafkatest.Cluster {
+	t.Helper()
+	rt := kafkatest.RequireVersion(t, v)
+	releaseShared(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	c, err := kafkatest.Launch(ctx, kafkatest.Config{Version: v, Runtime: rt, Logf: t.Logf})
+	if err != nil {
+		t.Fatalf("launch Kafka %s: %v", v, err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Errorf("close the Kafka %s cluster: %v", v, err)
+		}
+	})
+	return c
+}
