@@ -41,7 +41,7 @@ func ParseVersion(s string) (Version, error) {
 		return DefaultVersion, nil
 	}
 	for _, v := range Versions() {
-		if string(v) == s || strings.HasPrefix(string(v), s+".") {
+		if string(v) == s || strings.Count(s, ".") == 1 && strings.HasPrefix(string(v), s+".") {
 			return v, nil
 		}
 	}

@@ -130,3 +130,29 @@ func launchVersion(t *testing.T, v kafkatest.Version) *kafkatest.Cluster {
 	})
 	return c
 }
+
+// ROLLSAFE_KAFKA_VERSIONS chooses the versions and the scenario set.
+func TestVersionPlan(t *testing.T) {
+	names := func(ss []versionScenario) string {
+		var n []string
+		for _, s := range ss {
+			n = append(n, s.name)
+		}
+		return strings.Join(n, ",")
+	}
+	for env, want := range map[string]string{
+		"":          "[3.9.2 2.8.1] seed,kill,zombie",
+		"all":       "[3.9.2 2.8.1] clean,seed,kill,zombie,rolling,blackhole,toolarge,mininsync,unclean",
+		"2.8":       "[2.8.1] clean,seed,kill,zombie,rolling,blackhole,toolarge,mininsync,unclean",
+		"3.9.2,4.4": "[3.9.2 4.4.0] clean,seed,kill,zombie,rolling,blackhole,toolarge,mininsync,unclean",
+		"none":      "[] ",
+	} {
+		vs, ss, err := versionPlan(env)
+		if got := fmt.Sprintf("%v %s", vs, names(ss)); err != nil || got != want {
+			t.Errorf("versionPlan(%q) = %s, %v; want %s", env, got, err, want)
+		}
+	}
+	if _, _, err := versionPlan("2.7"); err == nil {
+		t.Error("versionPlan(2.7): no error")
+	}
+}
