@@ -11,7 +11,8 @@
 // cluster of its own (about 1.5 and 2.5 minutes). ROLLSAFE_KAFKA_VERSIONS
 // plays more on demand: "all" (every older version) or a list such as
 // "2.8" or "3.9,4.4" runs clean, seed, kill, zombie, rolling, blackhole,
-// toolarge, mininsync and unclean on each; "none" skips them.
+// toolarge, mininsync, restart (a leader killed and started at once) and
+// unclean on each; "none" skips them.
 //
 // ROLLSAFE_TRACE=DIR writes each test producer's transcript (every input
 // of its state machine, every decision, its logs) to DIR/<topic>.trace;
