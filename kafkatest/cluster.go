@@ -34,10 +34,9 @@ type Cluster struct {
 
 // Launch formats storage for every node with one cluster id (KRaft), or
 // starts a ZooKeeper (ZooKeeper mode), starts every node and returns once
-// each is registered and serving. On error nothing
-// is left running. One cluster runs at a time on a machine: Launch first
-// waits (bounded by ctx) for any other kafkatest cluster to close (see
-// LockPath).
+// each is registered and serving. On error nothing is left running. One
+// cluster runs at a time on a machine: Launch first waits (bounded by
+// ctx) for any other kafkatest cluster to close (see LockPath).
 //
 // Ports are picked free and released for the brokers to bind, so another
 // process may take one in between (loopback clients take ephemeral ports
@@ -305,8 +304,8 @@ func (c *Cluster) checkOpen() error {
 }
 
 // Close kills every node (their data is disposable), then the ZooKeeper
-// of a ZooKeeper-mode cluster, stops the proxies
-// and removes the directory it created. Safe to call twice.
+// of a ZooKeeper-mode cluster, stops the proxies and removes the
+// directory it created. Safe to call twice.
 func (c *Cluster) Close() error {
 	c.mu.Lock()
 	if c.closed {
