@@ -115,23 +115,27 @@ func TestKafkaVersions(t *testing.T) {
 		t.Run(v.String(), func(t *testing.T) {
 			began := time.Now()
 			c := launchVersion(t, v)
+			var broken error // why the cluster cannot serve the next scenario
+			played := 0
 			for _, sc := range scenarios {
-				ok := t.Run(sc.name, func(t *testing.T) {
+				t.Run(sc.name, func(t *testing.T) {
+					played++
+					if broken != nil {
+						t.Fatalf("not played: the Kafka %s cluster was not restored after an earlier scenario: %v", v, broken)
+					}
 					t.Cleanup(func() {
 						if t.Failed() {
 							t.Log(c.LogTails(80))
 						}
+						if err := restore(c, sc.topics); err != nil {
+							broken = fmt.Errorf("after %s: %w", sc.name, err)
+							t.Errorf("restore the Kafka %s cluster: %v\n%s", v, err, c.Diagnose())
+						}
 					})
 					sc.play(t, c)
 				})
-				if err := restore(c, sc.topics); err != nil {
-					t.Fatalf("restore the Kafka %s cluster after %s (the scenarios after it are not played): %v\n%s", v, sc.name, err, c.Diagnose())
-				}
-				if !ok {
-					t.Logf("Kafka %s: %s failed", v, sc.name)
-				}
 			}
-			t.Logf("Kafka %s (%s): %d scenarios in %v, launch included", v, v.Mode(), len(scenarios), time.Since(began).Round(time.Second))
+			t.Logf("Kafka %s (%s): %d scenarios in %v, launch included", v, v.Mode(), played, time.Since(began).Round(time.Second))
 		})
 	}
 }
