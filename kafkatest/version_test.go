@@ -91,4 +91,10 @@ func TestHoldsEphemeral(t *testing.T) {
 			t.Errorf("holdsEphemeral(%s) = %v, want %v", path, got, want)
 		}
 	}
+	if !holdsEphemeral("This ZooKeeper instance is not currently serving requests", "/brokers/ids/0") {
+		t.Error("a ZooKeeper that is not serving proves nothing gone")
+	}
+	if holdsEphemeral("SessionTracker dump:\nSession Sets (0)/(0):\nephemeral nodes dump:\nSessions with Ephemerals (0):\n", "/brokers/ids/0") {
+		t.Error("an empty dump holds /brokers/ids/0")
+	}
 }

@@ -20,7 +20,9 @@ import (
 // brings ZooKeeper 3.5.9) before them and stopped after them. It is a
 // node with id -1, so starting, killing and log tails work as for a
 // broker. Its four-letter-word commands tell the harness when it serves
-// (ruok) and which ephemeral znodes live sessions still hold (dump).
+// (srvr) and which ephemeral znodes live sessions still hold (dump); both
+// answer "This ZooKeeper instance is not currently serving requests"
+// until it does (ruok answers imok before).
 
 // zooKeeperID is the node id of a cluster's ZooKeeper.
 const zooKeeperID = -1
@@ -49,7 +51,7 @@ clientPortAddress=127.0.0.1
 tickTime=2000
 maxClientCnxns=0
 admin.enableServer=false
-4lw.commands.whitelist=ruok,dump,srvr
+4lw.commands.whitelist=srvr,dump
 `, nd.dataDir(), nd.externalPort)
 	if err := os.WriteFile(zooCfg, []byte(props), 0o644); err != nil {
 		return fmt.Errorf("kafkatest: %w", err)
@@ -70,7 +72,7 @@ admin.enableServer=false
 }
 
 // startZooKeeper launches the cluster's ZooKeeper and waits until it
-// answers ruok.
+// serves.
 func (c *Cluster) startZooKeeper(ctx context.Context) error {
 	nd := c.zk
 	if err := nd.launch(c.cfg); err != nil {
@@ -80,8 +82,8 @@ func (c *Cluster) startZooKeeper(ctx context.Context) error {
 	defer cancel()
 	_, exited := nd.proc()
 	for {
-		answer, err := fourLetter(ctx, nd.externalPort, "ruok")
-		if err == nil && answer == "imok" {
+		answer, err := fourLetter(ctx, nd.externalPort, "srvr")
+		if err == nil && strings.HasPrefix(answer, "Zookeeper version:") {
 			return nil
 		}
 		select {
@@ -93,7 +95,7 @@ func (c *Cluster) startZooKeeper(ctx context.Context) error {
 			return err
 		case <-ctx.Done():
 			_ = nd.kill()
-			return fmt.Errorf("kafkatest: ZooKeeper not serving after %v (ruok: %q, %v): %w; log tail:\n%s",
+			return fmt.Errorf("kafkatest: ZooKeeper not serving after %v (srvr: %q, %v): %w; log tail:\n%s",
 				c.cfg.StartTimeout, answer, err, ctx.Err(), tail(nd.logPath(), 40))
 		case <-time.After(100 * time.Millisecond):
 		}
@@ -113,6 +115,9 @@ func (c *Cluster) awaitRegistrationGone(ctx context.Context, id int32) error {
 		if err == nil && !holdsEphemeral(dump, path) {
 			return nil
 		}
+		if err == nil {
+			err = fmt.Errorf("dump: %.200q", dump)
+		}
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("kafkatest: node %d's ZooKeeper registration %s still held: %w (last: %v)", id, path, ctx.Err(), err)
@@ -122,8 +127,12 @@ func (c *Cluster) awaitRegistrationGone(ctx context.Context, id int32) error {
 }
 
 // holdsEphemeral reports whether ZooKeeper's dump lists path among the
-// ephemeral znodes of its sessions (one path a line, indented).
+// ephemeral znodes of its sessions (one path a line, indented), or may:
+// a ZooKeeper that is not serving lists none.
 func holdsEphemeral(dump, path string) bool {
+	if !strings.Contains(dump, "Sessions with Ephemerals") {
+		return true
+	}
 	sc := bufio.NewScanner(strings.NewReader(dump))
 	for sc.Scan() {
 		if strings.TrimSpace(sc.Text()) == path {
