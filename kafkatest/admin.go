@@ -46,6 +46,45 @@ func (c *Cluster) request(ctx context.Context, req kmsg.Request) (kmsg.Response,
 	return conn.Request(ctx, req)
 }
 
+// controllerRequest sends req to a node that acts on it: in KRaft mode
+// any node (brokers forward to the controller quorum), in ZooKeeper mode
+// the controller itself, the only broker that answers CreateTopics,
+// DeleteTopics, ElectLeaders and AlterPartitionReassignments (the others
+// answer NOT_CONTROLLER).
+func (c *Cluster) controllerRequest(ctx context.Context, req kmsg.Request) (kmsg.Response, error) {
+	if c.zk == nil {
+		return c.request(ctx, req)
+	}
+	id, err := c.Controller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if id < 0 || int(id) >= len(c.nodes) || !c.nodes[id].running() || c.nodes[id].isPaused() {
+		return nil, fmt.Errorf("kafkatest: the controller (broker %d in metadata) is not serving", id)
+	}
+	dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	conn, err := protocol.Dial(dctx, c.DirectAddr(id), protocol.ConnConfig{ClientID: "kafkatest-admin", DialTimeout: 3 * time.Second})
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("kafkatest: dial the controller, broker %d: %w", id, err)
+	}
+	defer conn.Close()
+	return conn.Request(ctx, req)
+}
+
+// Controller returns the controller's node id as metadata names it: in
+// ZooKeeper mode the broker elected controller (-1 while there is none);
+// in KRaft mode a broker that forwards to the controller quorum.
+func (c *Cluster) Controller(ctx context.Context) (int32, error) {
+	req := kmsg.NewPtrMetadataRequest()
+	req.Topics = []kmsg.MetadataRequestTopic{}
+	resp, err := c.request(ctx, req)
+	if err != nil {
+		return -1, fmt.Errorf("kafkatest: metadata: %w", err)
+	}
+	return resp.(*kmsg.MetadataResponse).ControllerID, nil
+}
+
 // Topic describes a topic to create.
 type Topic struct {
 	Name        string
@@ -88,7 +127,7 @@ func (c *Cluster) CreateTopic(ctx context.Context, t Topic) error {
 	req := kmsg.NewPtrCreateTopicsRequest()
 	req.Topics = []kmsg.CreateTopicsRequestTopic{rt}
 	req.TimeoutMillis = 30000
-	resp, err := c.request(ctx, req)
+	resp, err := c.controllerRequest(ctx, req)
 	if err != nil {
 		return fmt.Errorf("kafkatest: create topic %s: %w", t.Name, err)
 	}
@@ -119,7 +158,7 @@ func (c *Cluster) DeleteTopics(ctx context.Context, names ...string) error {
 		req.Topics = append(req.Topics, t)
 		req.TopicNames = append(req.TopicNames, n)
 	}
-	resp, err := c.request(ctx, req)
+	resp, err := c.controllerRequest(ctx, req)
 	if err != nil {
 		return fmt.Errorf("kafkatest: delete topics: %w", err)
 	}
@@ -260,7 +299,7 @@ func (c *Cluster) electMany(ctx context.Context, electionType int8, what, name s
 		req.Topics = append(req.Topics, rt)
 	}
 	topic := name
-	resp, err := c.request(ctx, req)
+	resp, err := c.controllerRequest(ctx, req)
 	if err != nil {
 		return fmt.Errorf("kafkatest: %s of %s: %w", what, topic, err)
 	}
@@ -358,7 +397,7 @@ func (c *Cluster) Reassign(ctx context.Context, topic string, partition int32, r
 	rp.Partition, rp.Replicas = partition, replicas
 	rt.Partitions = []kmsg.AlterPartitionAssignmentsRequestTopicPartition{rp}
 	req.Topics = []kmsg.AlterPartitionAssignmentsRequestTopic{rt}
-	resp, err := c.request(ctx, req)
+	resp, err := c.controllerRequest(ctx, req)
 	if err != nil {
 		return fmt.Errorf("kafkatest: reassign %s[%d]: %w", topic, partition, err)
 	}

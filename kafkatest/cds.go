@@ -57,7 +57,7 @@ func cdsArchive(rt Runtime) (string, error) {
 		stamp(j)
 	}
 	sum := hex.EncodeToString(h.Sum(nil))[:24]
-	return filepath.Join(cache, "rollsafe", "cds", "kafka-"+KafkaVersion+"-"+sum+".jsa"), nil
+	return filepath.Join(cache, "rollsafe", "cds", "kafka-"+rt.Version.String()+"-"+sum+".jsa"), nil
 }
 
 // cdsArgs are the JVM flags that use archive.

@@ -15,13 +15,15 @@ import (
 	"github.com/rollsafe/rollsafe/sim"
 )
 
-// Cluster is a running KRaft cluster of child JVMs. Node ids are
-// 0..Brokers-1. Methods are safe for concurrent use.
+// Cluster is a running Kafka cluster of child JVMs: KRaft nodes, or in
+// ZooKeeper mode brokers and a ZooKeeper. Node ids are 0..Brokers-1.
+// Methods are safe for concurrent use.
 type Cluster struct {
 	cfg       Config
 	clusterID string
 	ownDir    bool
 	nodes     []*node
+	zk        *node // ZooKeeper mode's ZooKeeper; nil in KRaft mode
 	lock      *machineLock
 	ca        *sim.TestCA // the TLS listeners' CA; nil without one
 	cds       cdsPlan
@@ -30,11 +32,11 @@ type Cluster struct {
 	closed bool
 }
 
-// Launch formats storage for every node with one cluster id, starts every
-// node and returns once each is registered and serving. On error nothing
-// is left running. One cluster runs at a time on a machine: Launch first
-// waits (bounded by ctx) for any other kafkatest cluster to close (see
-// LockPath).
+// Launch formats storage for every node with one cluster id (KRaft), or
+// starts a ZooKeeper (ZooKeeper mode), starts every node and returns once
+// each is registered and serving. On error nothing is left running. One
+// cluster runs at a time on a machine: Launch first waits (bounded by
+// ctx) for any other kafkatest cluster to close (see LockPath).
 //
 // Ports are picked free and released for the brokers to bind, so another
 // process may take one in between (loopback clients take ephemeral ports
@@ -59,9 +61,18 @@ func launchOnce(ctx context.Context, cfg Config) (c *Cluster, err error) {
 		return nil, err
 	}
 	if cfg.Runtime.Java == "" {
-		if cfg.Runtime, err = FindRuntime(); err != nil {
+		if cfg.Runtime, err = FindRuntimeFor(cfg.Version); err != nil {
 			return nil, err
 		}
+	}
+	switch {
+	case cfg.Version == "":
+		cfg.Version = cfg.Runtime.Version.orDefault()
+	case cfg.Version.orDefault() != cfg.Runtime.Version.orDefault():
+		return nil, fmt.Errorf("kafkatest: Config.Version %s with the runtime of Kafka %s", cfg.Version, cfg.Runtime.Version.orDefault())
+	}
+	if cfg.Version.ZooKeeper() && len(cfg.Listeners) > 0 {
+		return nil, fmt.Errorf("kafkatest: secured listeners are not supported in ZooKeeper mode (Kafka %s)", cfg.Version)
 	}
 	c = &Cluster{cfg: cfg}
 	waited := time.Now()
@@ -95,9 +106,19 @@ func launchOnce(ctx context.Context, cfg Config) (c *Cluster, err error) {
 		}
 	}
 	per := 3 + len(cfg.Listeners)
-	ports, err := freePorts(per * cfg.Brokers)
+	zkPorts := 0
+	if cfg.Version.ZooKeeper() {
+		zkPorts = 1
+	}
+	ports, err := freePorts(per*cfg.Brokers + zkPorts)
 	if err != nil {
 		return c, err
+	}
+	if zkPorts > 0 {
+		c.zk = newZooKeeper(c.cfg.Dir, ports[per*cfg.Brokers])
+		if err := c.zk.writeZooKeeperConfig(c.cfg); err != nil {
+			return c, err
+		}
 	}
 	var voters []string
 	for i := range cfg.Brokers {
@@ -117,22 +138,37 @@ func launchOnce(ctx context.Context, cfg Config) (c *Cluster, err error) {
 		}
 		voters = append(voters, fmt.Sprintf("%d@127.0.0.1:%d", i, nd.controllerPort))
 	}
+	quorum := strings.Join(voters, ",")
+	if c.zk != nil {
+		quorum = c.zk.zooKeeperConnect()
+	}
 	for _, nd := range c.nodes {
-		if err := nd.writeConfig(c.cfg, strings.Join(voters, ","), keystore); err != nil {
+		if err := nd.writeConfig(c.cfg, quorum, keystore); err != nil {
 			return c, err
 		}
 	}
 	c.prepareCDS()
 	began := time.Now()
-	if err := c.each(func(nd *node) error { return nd.format(ctx, c.cfg, c.clusterID) }); err != nil {
+	if c.zk != nil {
+		// No storage to format: the brokers register in ZooKeeper, and
+		// the cluster id is the one ZooKeeper's first broker creates.
+		if err := c.startZooKeeper(ctx); err != nil {
+			return c, err
+		}
+	} else if err := c.each(func(nd *node) error { return nd.format(ctx, c.cfg, c.clusterID) }); err != nil {
 		return c, err
 	}
 	formatted := time.Since(began)
 	if err := c.each(func(nd *node) error { return c.startNode(ctx, nd) }); err != nil {
 		return c, err
 	}
-	cfg.Logf("kafkatest: %d-node Kafka %s cluster %s up in %v (format %v%s; waited %v for the machine lock before), bootstrap %s",
-		cfg.Brokers, KafkaVersion, c.clusterID, time.Since(began).Round(time.Millisecond), formatted.Round(time.Millisecond),
+	prep := "format"
+	if c.zk != nil {
+		prep = "ZooKeeper " + c.zk.zooKeeperConnect()
+		c.clusterID = c.zooKeeperClusterID(ctx)
+	}
+	cfg.Logf("kafkatest: %d-node Kafka %s (%s) cluster %s up in %v (%s %v%s; waited %v for the machine lock before), bootstrap %s",
+		cfg.Brokers, cfg.Version, cfg.Version.Mode(), c.clusterID, time.Since(began).Round(time.Millisecond), prep, formatted.Round(time.Millisecond),
 		c.cds.describe(), lockWait.Round(time.Second), strings.Join(c.Addrs(), ","))
 	c.finishCDS(ctx)
 	return c, nil
@@ -149,7 +185,11 @@ func (c *Cluster) each(f func(*node) error) error {
 	return errors.Join(errs...)
 }
 
-// ID is the cluster id every node was formatted with.
+// Version is the Kafka release the cluster runs.
+func (c *Cluster) Version() Version { return c.cfg.Version }
+
+// ID is the cluster id every node was formatted with (in ZooKeeper mode:
+// the one the brokers registered, as metadata shows it).
 func (c *Cluster) ID() string { return c.clusterID }
 
 // Dir is the directory holding every node's config, data and log.
@@ -248,6 +288,9 @@ func (c *Cluster) LogTails(n int) string {
 	for _, nd := range c.nodes {
 		fmt.Fprintf(&b, "---- kafkatest node %d log (%s), last %d lines ----\n%s\n", nd.id, nd.logPath(), n, tail(nd.logPath(), n))
 	}
+	if c.zk != nil {
+		fmt.Fprintf(&b, "---- kafkatest ZooKeeper log (%s), last %d lines ----\n%s\n", c.zk.logPath(), n, tail(c.zk.logPath(), n))
+	}
 	return b.String()
 }
 
@@ -260,8 +303,9 @@ func (c *Cluster) checkOpen() error {
 	return nil
 }
 
-// Close kills every node (their data is disposable), stops the proxies
-// and removes the directory it created. Safe to call twice.
+// Close kills every node (their data is disposable), then the ZooKeeper
+// of a ZooKeeper-mode cluster, stops the proxies and removes the
+// directory it created. Safe to call twice.
 func (c *Cluster) Close() error {
 	c.mu.Lock()
 	if c.closed {
@@ -282,6 +326,12 @@ func (c *Cluster) Close() error {
 			if x.proxy != nil {
 				_ = x.proxy.Close()
 			}
+		}
+	}
+	if c.zk != nil {
+		// After the brokers: none is left to wait for its session.
+		if err := c.zk.kill(); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if c.ownDir {

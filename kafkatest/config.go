@@ -9,12 +9,18 @@ import (
 	"time"
 )
 
-// Config describes a cluster to launch. The zero value is 3 nodes.
+// Config describes a cluster to launch. The zero value is 3 nodes of
+// the default Kafka version.
 type Config struct {
 	// Brokers is the number of nodes, each broker and controller, every one
-	// a voter of the KRaft quorum (default 3).
+	// a voter of the KRaft quorum (default 3). In ZooKeeper mode they are
+	// brokers only, beside one ZooKeeper.
 	Brokers int
-	// Runtime is the java binary and jars (default: FindRuntime).
+	// Version is the Kafka release to run (default DefaultVersion, 4.4.0).
+	// 3.9 runs in KRaft mode as 4.4 does, 2.8 in ZooKeeper mode (see
+	// Version). A Runtime given with it must be that version's.
+	Version Version
+	// Runtime is the java binary and jars (default: FindRuntimeFor(Version)).
 	Runtime Runtime
 	// Dir holds every node's config, data and log (default: a new
 	// temporary directory, removed by Close).
@@ -99,12 +105,17 @@ func defaultProps(n int) map[string]string {
 	}
 }
 
-// nodeProps renders one node's server.properties.
-func nodeProps(cfg Config, nd *node, voters, keystore string) string {
+// nodeProps renders one node's server.properties; quorum is the KRaft
+// voters, or in ZooKeeper mode the zookeeper.connect string.
+func nodeProps(cfg Config, nd *node, quorum, keystore string) string {
 	props := defaultProps(cfg.Brokers)
-	protoMap := "INTERNAL:PLAINTEXT,EXTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT"
-	listeners := fmt.Sprintf("INTERNAL://127.0.0.1:%d,EXTERNAL://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d",
-		nd.internalPort, nd.externalPort, nd.controllerPort)
+	zk := cfg.Version.ZooKeeper()
+	protoMap := "INTERNAL:PLAINTEXT,EXTERNAL:PLAINTEXT"
+	listeners := fmt.Sprintf("INTERNAL://127.0.0.1:%d,EXTERNAL://127.0.0.1:%d", nd.internalPort, nd.externalPort)
+	if !zk {
+		protoMap += ",CONTROLLER:PLAINTEXT"
+		listeners += fmt.Sprintf(",CONTROLLER://127.0.0.1:%d", nd.controllerPort)
+	}
 	// Clients are told the proxy's address; brokers reach each other on
 	// INTERNAL, which bypasses the proxy.
 	external := nd.proxy.Addr()
@@ -117,11 +128,23 @@ func nodeProps(cfg Config, nd *node, voters, keystore string) string {
 		listeners += fmt.Sprintf(",%s://127.0.0.1:%d", l.Name, nd.extra[i].port)
 		advertised += fmt.Sprintf(",%s://%s", l.Name, nd.extra[i].proxy.Addr())
 	}
+	if zk {
+		// zookeeper.session.timeout.ms stays at its default, 18 s: with a
+		// few seconds a loaded machine lets a healthy broker's session
+		// expire, and a 2.8 broker can exit over it.
+		maps.Copy(props, map[string]string{
+			"broker.id":         strconv.Itoa(int(nd.id)),
+			"zookeeper.connect": quorum,
+		})
+	} else {
+		maps.Copy(props, map[string]string{
+			"process.roles":             "broker,controller",
+			"node.id":                   strconv.Itoa(int(nd.id)),
+			"controller.quorum.voters":  quorum,
+			"controller.listener.names": "CONTROLLER",
+		})
+	}
 	maps.Copy(props, map[string]string{
-		"process.roles":                  "broker,controller",
-		"node.id":                        strconv.Itoa(int(nd.id)),
-		"controller.quorum.voters":       voters,
-		"controller.listener.names":      "CONTROLLER",
 		"inter.broker.listener.name":     "INTERNAL",
 		"listener.security.protocol.map": protoMap,
 		"listeners":                      listeners,

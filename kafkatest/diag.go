@@ -21,22 +21,29 @@ func (c *Cluster) Diagnose() string {
 	fmt.Fprintf(&b, "machine: load %s; %s; %s free under %s\n", firstLine("/proc/loadavg"),
 		memAvailable(), freeDisk(c.cfg.Dir), c.cfg.Dir)
 	for _, nd := range c.nodes {
-		cmd, exited := nd.proc()
-		state := "never started"
-		if cmd != nil {
-			select {
-			case <-exited:
-				state = fmt.Sprintf("exited (%v)", nd.exitErr())
-			default:
-				state = fmt.Sprintf("pid %d, %s", cmd.Process.Pid, procState(cmd.Process.Pid))
-			}
-		}
 		fmt.Fprintf(&b, "node %d: %s, paused %v, starts %d; controller :%d %s, internal :%d %s, client :%d %s\n",
-			nd.id, state, nd.isPaused(), nd.startCount(),
+			nd.id, nd.state(), nd.isPaused(), nd.startCount(),
 			nd.controllerPort, accepts(nd.controllerPort), nd.internalPort, accepts(nd.internalPort),
 			nd.externalPort, accepts(nd.externalPort))
 	}
+	if c.zk != nil {
+		fmt.Fprintf(&b, "ZooKeeper: %s, starts %d; client :%d %s\n", c.zk.state(), c.zk.startCount(), c.zk.externalPort, accepts(c.zk.externalPort))
+	}
 	return b.String()
+}
+
+// state is the node's process and what the kernel says it is doing.
+func (nd *node) state() string {
+	cmd, exited := nd.proc()
+	if cmd == nil {
+		return "never started"
+	}
+	select {
+	case <-exited:
+		return fmt.Sprintf("exited (%v)", nd.exitErr())
+	default:
+		return fmt.Sprintf("pid %d, %s", cmd.Process.Pid, procState(cmd.Process.Pid))
+	}
 }
 
 func (nd *node) startCount() int {

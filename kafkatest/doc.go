@@ -1,6 +1,7 @@
 // Package kafkatest runs a real Apache Kafka cluster for tests: it starts
-// KRaft brokers (combined broker+controller nodes, every node a voter) as
-// child JVMs on 127.0.0.1, with ports chosen at run time outside the
+// KRaft brokers (combined broker+controller nodes, every node a voter) —
+// or, for Kafka 2.8 (Config.Version), ZooKeeper-mode brokers beside one
+// ZooKeeper — as child JVMs on 127.0.0.1, with ports chosen at run time outside the
 // ephemeral range (so a node restarts on its own), and gives tests
 // control of them — controlled shutdown, kill -9, restart on the same
 // address, pause and resume, preferred-leader election, leader moves,
@@ -12,9 +13,20 @@
 // at launch (Cluster.TLSConfig) and Config.Users as PLAIN and SCRAM users.
 //
 // The broker jars come from Maven Central through kafkatest/fetch.sh, which
-// copies them (version pinned in kafkatest/pom.xml) into a cache outside
-// the repository; ROLLSAFE_KAFKA_LIB overrides the directory and
-// ROLLSAFE_JAVA the java binary. Kafka 4 needs Java 17 or newer.
+// copies each version's (4.4.0, the default, pinned in kafkatest/pom.xml;
+// 3.9.2 and 2.8.1 in pom-<version>.xml) into a cache outside the
+// repository; ROLLSAFE_KAFKA_LIB overrides the default version's
+// directory and ROLLSAFE_JAVA the java binary. Kafka 4 needs Java 17 or
+// newer; the harness runs every version on it.
+//
+// The versions differ where the harness must: 3.9 runs as 4.4 does
+// (KRaft). In ZooKeeper mode (2.8) there is no storage to format; the
+// ZooKeeper starts first (from the brokers' jars) and stops last;
+// CreateTopics, DeleteTopics, ElectLeaders and reassignments go to the
+// controller broker, the only one that answers them; a broker killed
+// with SIGKILL keeps its registration until its 18 s ZooKeeper session
+// expires, so Start waits for it to go first; and a killed or paused
+// broker loses its leaderships only then.
 //
 // Tests obtain a cluster with LaunchT, or check Require first when they
 // share one. Without Java or the jars a test is skipped with a message

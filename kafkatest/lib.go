@@ -13,9 +13,6 @@ import (
 	"strings"
 )
 
-// KafkaVersion is the Apache Kafka release fetch.sh pins (pom.xml).
-const KafkaVersion = "4.4.0"
-
 // ErrUnavailable means Java or the Kafka jars were not found: the cluster
 // cannot be started on this machine.
 var ErrUnavailable = errors.New("kafkatest: real Kafka unavailable")
@@ -25,17 +22,23 @@ const HowToRun = "run `kafkatest/fetch.sh` (needs mvn and Java 17+), then `go te
 
 // Runtime is where the broker's java binary and jars are.
 type Runtime struct {
-	Java string // path of the java binary
-	Lib  string // directory holding the broker's jars
+	Java    string  // path of the java binary
+	Lib     string  // directory holding the broker's jars
+	Version Version // the Kafka release in Lib ("": DefaultVersion)
 }
 
 // Classpath is the JVM classpath of the broker: every jar in Lib.
 func (r Runtime) Classpath() string { return filepath.Join(r.Lib, "*") }
 
-// LibDir is the jar directory the harness uses: $ROLLSAFE_KAFKA_LIB, or
-// fetch.sh's cache ${XDG_CACHE_HOME:-$HOME/.cache}/rollsafe/kafka-<version>/lib.
-func LibDir() string {
-	if d := os.Getenv("ROLLSAFE_KAFKA_LIB"); d != "" {
+// LibDir is the default version's jar directory (see LibDirFor).
+func LibDir() string { return LibDirFor(DefaultVersion) }
+
+// LibDirFor is the jar directory of version v: fetch.sh's cache
+// ${XDG_CACHE_HOME:-$HOME/.cache}/rollsafe/kafka-<version>/lib, or, for the
+// default version, $ROLLSAFE_KAFKA_LIB when set.
+func LibDirFor(v Version) string {
+	v = v.orDefault()
+	if d := os.Getenv("ROLLSAFE_KAFKA_LIB"); d != "" && v == DefaultVersion {
 		return d
 	}
 	base := os.Getenv("XDG_CACHE_HOME")
@@ -46,14 +49,19 @@ func LibDir() string {
 		}
 		base = filepath.Join(home, ".cache")
 	}
-	return filepath.Join(base, "rollsafe", "kafka-"+KafkaVersion, "lib")
+	return filepath.Join(base, "rollsafe", "kafka-"+string(v), "lib")
 }
 
-// FindRuntime locates java (17+) and the broker jars, or returns an error
-// matching ErrUnavailable that says what is missing and how to fix it.
-func FindRuntime() (Runtime, error) {
-	lib := LibDir()
-	jar := filepath.Join(lib, "kafka_2.13-"+KafkaVersion+".jar")
+// FindRuntime is FindRuntimeFor the default version.
+func FindRuntime() (Runtime, error) { return FindRuntimeFor(DefaultVersion) }
+
+// FindRuntimeFor locates java (17+) and version v's broker jars, or
+// returns an error matching ErrUnavailable that says what is missing and
+// how to fix it.
+func FindRuntimeFor(v Version) (Runtime, error) {
+	v = v.orDefault()
+	lib := LibDirFor(v)
+	jar := filepath.Join(lib, "kafka_2.13-"+string(v)+".jar")
 	if _, err := os.Stat(jar); err != nil {
 		return Runtime{}, fmt.Errorf("%w: %s not found; %s", ErrUnavailable, jar, HowToRun)
 	}
@@ -64,7 +72,7 @@ func FindRuntime() (Runtime, error) {
 		} else if p, err := exec.LookPath("java"); err == nil {
 			java = p
 		} else {
-			return Runtime{}, fmt.Errorf("%w: java not found (Kafka %s needs Java 17+); %s", ErrUnavailable, KafkaVersion, HowToRun)
+			return Runtime{}, fmt.Errorf("%w: java not found (Kafka %s needs Java 17+ here); %s", ErrUnavailable, v, HowToRun)
 		}
 	}
 	major, err := javaMajor(java)
@@ -72,9 +80,9 @@ func FindRuntime() (Runtime, error) {
 		return Runtime{}, fmt.Errorf("%w: %s: %w", ErrUnavailable, java, err)
 	}
 	if major < 17 {
-		return Runtime{}, fmt.Errorf("%w: %s is Java %d; Kafka %s needs Java 17+", ErrUnavailable, java, major, KafkaVersion)
+		return Runtime{}, fmt.Errorf("%w: %s is Java %d; Kafka %s needs Java 17+ here", ErrUnavailable, java, major, v)
 	}
-	return Runtime{Java: java, Lib: lib}, nil
+	return Runtime{Java: java, Lib: lib, Version: v}, nil
 }
 
 var versionRE = regexp.MustCompile(`version "(\d+)(?:\.(\d+))?`)

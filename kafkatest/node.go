@@ -19,7 +19,8 @@ import (
 	"github.com/rollsafe/rollsafe/protocol"
 )
 
-// node is one broker+controller JVM and its files.
+// node is one broker JVM (a broker+controller in KRaft mode) and its
+// files, or a ZooKeeper-mode cluster's ZooKeeper (id -1, zookeeper.go).
 type node struct {
 	id                                         int32
 	dir                                        string
@@ -27,6 +28,7 @@ type node struct {
 	proxy                                      *Proxy
 	extra                                      []extraListener // Config.Listeners, in order
 	javaArgs                                   []string
+	main                                       []string // main class and its arguments
 	cdsArgs                                    []string // class-data sharing flags (cds.go), under mu
 
 	mu      sync.Mutex
@@ -41,13 +43,22 @@ func (nd *node) dataDir() string   { return filepath.Join(nd.dir, "data") }
 func (nd *node) propsPath() string { return filepath.Join(nd.dir, "server.properties") }
 func (nd *node) logPath() string   { return filepath.Join(nd.dir, "server.log") }
 
+// name is "node <id>", or "ZooKeeper".
+func (nd *node) name() string {
+	if nd.id == zooKeeperID {
+		return "ZooKeeper"
+	}
+	return fmt.Sprintf("node %d", nd.id)
+}
+
 // writeConfig writes server.properties and the log4j2 config and fixes the
-// JVM command line.
-func (nd *node) writeConfig(cfg Config, voters, keystore string) error {
+// JVM command line. quorum is the KRaft voters, or in ZooKeeper mode the
+// zookeeper.connect string.
+func (nd *node) writeConfig(cfg Config, quorum, keystore string) error {
 	if err := os.MkdirAll(nd.dir, 0o755); err != nil {
 		return fmt.Errorf("kafkatest: %w", err)
 	}
-	if err := os.WriteFile(nd.propsPath(), []byte(nodeProps(cfg, nd, voters, keystore)), 0o644); err != nil {
+	if err := os.WriteFile(nd.propsPath(), []byte(nodeProps(cfg, nd, quorum, keystore)), 0o644); err != nil {
 		return fmt.Errorf("kafkatest: %w", err)
 	}
 	log4j := filepath.Join(nd.dir, "log4j2.properties")
@@ -61,6 +72,7 @@ func (nd *node) writeConfig(cfg Config, voters, keystore string) error {
 		"-Dlog4j2.configurationFile=" + log4j,
 		"-cp", cfg.Runtime.Classpath(),
 	}
+	nd.main = []string{"kafka.Kafka", nd.propsPath()}
 	return nil
 }
 
@@ -93,7 +105,7 @@ func (nd *node) launch(cfg Config) error {
 		select {
 		case <-nd.exited:
 		default:
-			return fmt.Errorf("kafkatest: node %d is already running", nd.id)
+			return fmt.Errorf("kafkatest: %s is already running", nd.name())
 		}
 	}
 	f, err := os.OpenFile(nd.logPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
@@ -101,14 +113,14 @@ func (nd *node) launch(cfg Config) error {
 		return fmt.Errorf("kafkatest: %w", err)
 	}
 	nd.starts++
-	fmt.Fprintf(f, "==== kafkatest: start #%d of node %d at %s ====\n", nd.starts, nd.id, time.Now().Format(time.RFC3339Nano))
-	args := append(append(append([]string{}, nd.javaArgs...), nd.cdsArgs...), "kafka.Kafka", nd.propsPath())
+	fmt.Fprintf(f, "==== kafkatest: start #%d of %s at %s ====\n", nd.starts, nd.name(), time.Now().Format(time.RFC3339Nano))
+	args := append(append(append([]string{}, nd.javaArgs...), nd.cdsArgs...), nd.main...)
 	cmd := exec.Command(cfg.Runtime.Java, args...)
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.Dir = nd.dir
 	if err := spawn(cmd); err != nil {
 		_ = f.Close()
-		return fmt.Errorf("kafkatest: start node %d: %w", nd.id, err)
+		return fmt.Errorf("kafkatest: start %s: %w", nd.name(), err)
 	}
 	exited := make(chan struct{})
 	nd.cmd, nd.exited, nd.paused, nd.waitErr = cmd, exited, false, nil
@@ -160,15 +172,15 @@ func (nd *node) isPaused() bool {
 func (nd *node) signal(sig syscall.Signal) error {
 	cmd, exited := nd.proc()
 	if cmd == nil {
-		return fmt.Errorf("kafkatest: node %d was never started", nd.id)
+		return fmt.Errorf("kafkatest: %s was never started", nd.name())
 	}
 	select {
 	case <-exited:
-		return fmt.Errorf("kafkatest: node %d is not running", nd.id)
+		return fmt.Errorf("kafkatest: %s is not running", nd.name())
 	default:
 	}
 	if err := signalGroup(cmd.Process.Pid, sig); err != nil {
-		return fmt.Errorf("kafkatest: signal %v to node %d: %w", sig, nd.id, err)
+		return fmt.Errorf("kafkatest: signal %v to %s: %w", sig, nd.name(), err)
 	}
 	return nil
 }
@@ -207,7 +219,7 @@ func (nd *node) kill() error {
 	select {
 	case <-exited:
 	case <-time.After(30 * time.Second):
-		return fmt.Errorf("kafkatest: node %d (pid %d) did not exit after SIGKILL", nd.id, cmd.Process.Pid)
+		return fmt.Errorf("kafkatest: %s (pid %d) did not exit after SIGKILL", nd.name(), cmd.Process.Pid)
 	}
 	nd.mu.Lock()
 	nd.paused = false
@@ -236,8 +248,18 @@ func (nd *node) resume() error {
 }
 
 // startNode launches nd and waits until it serves and metadata from it
-// lists it among the live brokers.
+// lists it among the live brokers. In ZooKeeper mode it first waits (at
+// most a minute: the 18 s session and then some) for the registration of
+// the node's last run to go (see awaitRegistrationGone).
 func (c *Cluster) startNode(ctx context.Context, nd *node) error {
+	if c.zk != nil {
+		rctx, cancel := context.WithTimeout(ctx, time.Minute)
+		err := c.awaitRegistrationGone(rctx, nd.id)
+		cancel()
+		if err != nil {
+			return err
+		}
+	}
 	if err := nd.launch(c.cfg); err != nil {
 		return err
 	}

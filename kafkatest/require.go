@@ -11,12 +11,18 @@ import (
 // real-cluster test that cannot run fails instead of skipping.
 func InCI() bool { return os.Getenv("CI") == "true" }
 
-// Require returns the runtime, or ends t: with CI=true it fails (the CI
-// must run the real-cluster tests), otherwise it skips saying how to run
-// them.
+// Require returns the default version's runtime, or ends t: with CI=true
+// it fails (the CI must run the real-cluster tests), otherwise it skips
+// saying how to run them.
 func Require(t testing.TB) Runtime {
 	t.Helper()
-	rt, err := FindRuntime()
+	return RequireVersion(t, DefaultVersion)
+}
+
+// RequireVersion is Require for Kafka version v.
+func RequireVersion(t testing.TB, v Version) Runtime {
+	t.Helper()
+	rt, err := FindRuntimeFor(v)
 	if err == nil {
 		return rt
 	}
@@ -32,7 +38,7 @@ func Require(t testing.TB) Runtime {
 // written to t's log first.
 func LaunchT(t testing.TB, cfg Config) *Cluster {
 	t.Helper()
-	rt := Require(t)
+	rt := RequireVersion(t, cfg.Version)
 	cfg.Runtime = rt
 	if cfg.Logf == nil {
 		cfg.Logf = t.Logf

@@ -11,6 +11,7 @@ import (
 	"github.com/rollsafe/rollsafe/batching/fixture"
 	"github.com/rollsafe/rollsafe/client"
 	"github.com/rollsafe/rollsafe/compress"
+	"github.com/rollsafe/rollsafe/kafkatest"
 	"github.com/rollsafe/rollsafe/sim"
 	"github.com/rollsafe/rollsafe/sim/scenario"
 )
@@ -48,9 +49,10 @@ type demoConfig struct {
 	sched         scenario.Schedule
 	faultAt       float64 // fraction of the records produced when the first step runs
 	kafka         bool    // on a real local Kafka cluster (kafkatest) instead of the simulator
+	kafkaVersion  kafkatest.Version
 }
 
-const demoUsage = "usage: rollsafe demo [-kafka] [-records N] [-size B] [-codec C] [-partitions P] [-scenario S] [-fault-at F]"
+const demoUsage = "usage: rollsafe demo [-kafka [-kafka-version V]] [-records N] [-size B] [-codec C] [-partitions P] [-scenario S] [-fault-at F]"
 
 // runDemo implements `rollsafe demo`: an embedded 3-broker cluster, a fault
 // scenario played while producing, then every partition read back. It
@@ -67,6 +69,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	partitions := fs.Int("partitions", 6, "partitions of the demo topic")
 	scen := fs.String("scenario", "seed", "fault scenario: "+strings.Join(scenario.Names(), "|")+"|none")
 	kafka := fs.Bool("kafka", false, "run on a real local 3-broker Apache Kafka cluster (child JVMs started and stopped by the demo;\nneeds Java 17+ and the jars kafkatest/fetch.sh fetches) instead of the in-process simulator;\nscenarios: seed (controlled shutdown, restart, preferred-leader election) or none")
+	kafkaVersion := fs.String("kafka-version", kafkatest.KafkaVersion, "with -kafka, the Apache Kafka release to run: "+versionNames()+"\n(2.8: ZooKeeper mode, the seed's own broker; a release's line, e.g. 3.9, names it)")
 	faultAt := fs.Float64("fault-at", 0.1, "fraction of the records produced when the scenario starts (0-0.8); its steps\nspread over the next half of the records, each applied before production goes on")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), demoUsage)
@@ -81,6 +84,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	codec, err := compress.ParseCodec(*codecName)
+	kv, kvErr := kafkatest.ParseVersion(*kafkaVersion)
+	kvSet := false
+	fs.Visit(func(f *flag.Flag) { kvSet = kvSet || f.Name == "kafka-version" })
 	bad := func(msg string) int {
 		fmt.Fprintln(stderr, "rollsafe demo:", msg)
 		fs.Usage()
@@ -99,6 +105,10 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return bad("-partitions must be positive")
 	case *faultAt < 0 || *faultAt > 0.8:
 		return bad("-fault-at must be between 0 and 0.8")
+	case kvErr != nil:
+		return bad(kvErr.Error())
+	case kvSet && !*kafka:
+		return bad("-kafka-version needs -kafka")
 	case *kafka && *scen != "seed" && *scen != "none":
 		return bad(fmt.Sprintf("-kafka plays -scenario seed or none, not %q (the others run on the simulator)", *scen))
 	}
@@ -113,7 +123,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return bad(err.Error())
 		}
 	}
-	cfg := demoConfig{records: *records, size: *size, codec: codec, partitions: int32(*partitions), sched: sched, faultAt: *faultAt, kafka: *kafka}
+	cfg := demoConfig{records: *records, size: *size, codec: codec, partitions: int32(*partitions), sched: sched, faultAt: *faultAt, kafka: *kafka, kafkaVersion: kv}
 	play := demo
 	if cfg.kafka {
 		play = demoKafka
@@ -300,4 +310,13 @@ func lossRanges(events []client.DataLoss) string {
 		parts[i] = fmt.Sprintf("%s/%d %d..%d", e.Topic, e.Partition, e.FromOffset, e.ToOffset)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// versionNames lists the Kafka releases -kafka-version takes.
+func versionNames() string {
+	var names []string
+	for _, v := range kafkatest.Versions() {
+		names = append(names, v.String())
+	}
+	return strings.Join(names, ", ")
 }

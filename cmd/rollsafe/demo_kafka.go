@@ -23,15 +23,15 @@ type kafkaStep struct {
 // start, an election) on the local cluster.
 const kafkaStepTimeout = 3 * time.Minute
 
-// kafkaRuntime finds Java and the broker jars, or says on one line what is
-// missing and how to get it.
-func kafkaRuntime() (kafkatest.Runtime, error) {
-	rt, err := kafkatest.FindRuntime()
+// kafkaRuntime finds Java and Kafka v's broker jars, or says on one line
+// what is missing and how to get it.
+func kafkaRuntime(v kafkatest.Version) (kafkatest.Runtime, error) {
+	rt, err := kafkatest.FindRuntimeFor(v)
 	if err != nil {
 		why := strings.TrimSuffix(err.Error(), "; "+kafkatest.HowToRun)
 		why = strings.TrimPrefix(why, kafkatest.ErrUnavailable.Error()+": ")
 		return rt, runtimeMissing{fmt.Sprintf("-kafka needs Java 17+ and Apache Kafka %s's jars: %s; get them with kafkatest/fetch.sh (needs mvn) in a rollsafe checkout",
-			kafkatest.KafkaVersion, why)}
+			v, why)}
 	}
 	return rt, nil
 }
@@ -53,13 +53,13 @@ func (e runtimeMissing) Unwrap() error { return kafkatest.ErrUnavailable }
 func demoKafka(ctx context.Context, out io.Writer, cfg demoConfig) (demoReport, error) {
 	n := cfg.records
 	rep := demoReport{records: n}
-	rt, err := kafkaRuntime()
+	rt, err := kafkaRuntime(cfg.kafkaVersion)
 	if err != nil {
 		return rep, err
 	}
-	fmt.Fprintf(out, "rollsafe demo: %d records of %d B (%s) to %d partitions, scenario %q, on real Apache Kafka %s\n",
-		n, cfg.size, cfg.codec, cfg.partitions, cfg.sched.Name, kafkatest.KafkaVersion)
-	c, err := kafkatest.Launch(ctx, kafkatest.Config{Runtime: rt, Logf: func(format string, args ...any) {
+	fmt.Fprintf(out, "rollsafe demo: %d records of %d B (%s) to %d partitions, scenario %q, on real Apache Kafka %s (%s)\n",
+		n, cfg.size, cfg.codec, cfg.partitions, cfg.sched.Name, rt.Version, rt.Version.Mode())
+	c, err := kafkatest.Launch(ctx, kafkatest.Config{Version: rt.Version, Runtime: rt, Logf: func(format string, args ...any) {
 		fmt.Fprintf(out, "  "+format+"\n", args...)
 	}})
 	if err != nil {

@@ -136,6 +136,25 @@ func TestDemoKafkaScenarios(t *testing.T) {
 	require.Contains(t, errb.String(), `-kafka plays -scenario seed or none, not "unclean-loss"`)
 }
 
+// -kafka-version names a release kafkatest runs, and only with -kafka;
+// a release whose jars are missing is named in the one-line error.
+func TestDemoKafkaVersionFlag(t *testing.T) {
+	for _, args := range [][]string{
+		{"-kafka", "-kafka-version", "2.7"},
+		{"-kafka-version", "2.8.1"},
+	} {
+		var out, errb strings.Builder
+		code := runDemo(context.Background(), args, &out, &errb)
+		require.Equal(t, 2, code, "%v: %s", args, errb.String())
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	var out, errb strings.Builder
+	code := runDemo(context.Background(), []string{"-kafka", "-kafka-version", "2.8", "-records", "1000"}, &out, &errb)
+	require.Equal(t, 1, code)
+	require.True(t, strings.HasPrefix(errb.String(), "rollsafe demo: -kafka needs Java 17+ and Apache Kafka 2.8.1's jars: "), errb.String())
+	require.Contains(t, errb.String(), "kafka_2.13-2.8.1.jar not found")
+}
+
 func TestKafkaMarks(t *testing.T) {
 	marks, waitAt := kafkaMarks(3, 1000, 0.1)
 	require.Equal(t, []int{100, 350, 600}, marks)

@@ -6,6 +6,14 @@
 // and reads every partition back to prove nothing was lost, duplicated or
 // reordered. Tests only.
 //
+// They run on Kafka 4.4 (the default); TestKafkaVersions plays seed,
+// kill and zombie on 3.9.2 (KRaft) and 2.8.1 (ZooKeeper mode), each on a
+// cluster of its own (about 1.5 and 2.5 minutes). ROLLSAFE_KAFKA_VERSIONS
+// plays more on demand: "all" (every older version) or a list such as
+// "2.8" or "3.9,4.4" runs clean, seed, kill, zombie, rolling, blackhole,
+// toolarge, mininsync, restart (a leader killed and started at once) and
+// unclean on each; "none" skips them.
+//
 // ROLLSAFE_TRACE=DIR writes each test producer's transcript (every input
 // of its state machine, every decision, its logs) to DIR/<topic>.trace;
 // a subtest's producer to DIR/<topic>-<subtest>.trace (TestRandomFaults:

@@ -89,6 +89,22 @@ func sharedCluster(t *testing.T, rt kafkatest.Runtime) (*kafkatest.Cluster, erro
 	return shared.c, shared.err
 }
 
+// releaseShared closes the package's cluster, if one runs, for a test
+// that launches a cluster of its own (one runs at a time on a machine);
+// a later test that needs the shared one launches it again.
+func releaseShared(t *testing.T) {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.c == nil {
+		return
+	}
+	if err := shared.c.Close(); err != nil {
+		t.Errorf("close the shared cluster: %v", err)
+	}
+	shared.c, shared.broken = nil, nil
+	shared.launches--
+}
+
 func restore(c *kafkatest.Cluster, topics []string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -21,11 +21,11 @@ import (
 // Once the broker is back in sync every record is acknowledged, and the
 // log holds each exactly once — the appended batches' retries answered as
 // duplicates, not written twice —, in order, at its reported offset.
-func TestMinInsyncOutage(t *testing.T) {
-	const topic = "mininsync"
+func TestMinInsyncOutage(t *testing.T) { playMinInsyncOutage(t, cluster(t, "mininsync"), "mininsync") }
+
+func playMinInsyncOutage(t *testing.T, c *kafkatest.Cluster, topic string) {
 	const requestTimeout = 3 * time.Second
 	const hold = 3 * requestTimeout
-	c := cluster(t, topic)
 	newTopic(t, c, topic, parts, map[string]string{"min.insync.replicas": "3"})
 	ctx := ctxFor(t, 5*time.Minute)
 	l := newLoad(t, c, topic, parts, nil, client.RequestTimeout(requestTimeout))

@@ -54,9 +54,9 @@ func handBack(t *testing.T, ctx context.Context, c *kafkatest.Cluster, topic str
 }
 
 // TestClean: no fault; the baseline every other scenario is measured against.
-func TestClean(t *testing.T) {
-	const topic = "clean"
-	c := cluster(t, topic)
+func TestClean(t *testing.T) { playClean(t, cluster(t, "clean"), "clean") }
+
+func playClean(t *testing.T, c *kafkatest.Cluster, topic string) {
 	newTopic(t, c, topic, parts, nil)
 	l := newLoad(t, c, topic, parts, nil)
 	l.run("clean")
@@ -71,9 +71,9 @@ func TestClean(t *testing.T) {
 // load the leader of a partition is stopped with a controlled shutdown
 // (its leaderships move away), restarted, and a preferred-leader election
 // hands leadership back to it.
-func TestSeed(t *testing.T) {
-	const topic = "seed"
-	c := cluster(t, topic)
+func TestSeed(t *testing.T) { playSeed(t, cluster(t, "seed"), "seed") }
+
+func playSeed(t *testing.T, c *kafkatest.Cluster, topic string) {
 	newTopic(t, c, topic, parts, nil)
 	ctx := ctxFor(t, 5*time.Minute)
 	l := newLoad(t, c, topic, parts, nil)
@@ -103,9 +103,9 @@ func TestSeed(t *testing.T) {
 
 // TestKillLeader: the leader of a partition is killed with SIGKILL under
 // load (no controlled shutdown), restarted, and takes leadership back.
-func TestKillLeader(t *testing.T) {
-	const topic = "kill"
-	c := cluster(t, topic)
+func TestKillLeader(t *testing.T) { playKillLeader(t, cluster(t, "kill"), "kill") }
+
+func playKillLeader(t *testing.T, c *kafkatest.Cluster, topic string) {
 	newTopic(t, c, topic, parts, nil)
 	ctx := ctxFor(t, 5*time.Minute)
 	l := newLoad(t, c, topic, parts, nil)
@@ -134,9 +134,9 @@ func TestKillLeader(t *testing.T) {
 
 // TestRollingRestarts: two full rolling restarts under load, each broker
 // in turn stopped (controlled), restarted and handed its leaderships back.
-func TestRollingRestarts(t *testing.T) {
-	const topic = "rolling"
-	c := cluster(t, topic)
+func TestRollingRestarts(t *testing.T) { playRollingRestarts(t, cluster(t, "rolling"), "rolling") }
+
+func playRollingRestarts(t *testing.T, c *kafkatest.Cluster, topic string) {
 	newTopic(t, c, topic, parts, nil)
 	ctx := ctxFor(t, 10*time.Minute)
 	l := newLoad(t, c, topic, parts, nil)
@@ -184,9 +184,9 @@ func TestRollingRestarts(t *testing.T) {
 // TestZombieLeader: the leader of a partition is frozen (SIGSTOP) longer
 // than the producer's request timeout, so the controller fences it and
 // elects another leader, then it is resumed and finds itself deposed.
-func TestZombieLeader(t *testing.T) {
-	const topic = "zombie"
-	c := cluster(t, topic)
+func TestZombieLeader(t *testing.T) { playZombieLeader(t, cluster(t, "zombie"), "zombie") }
+
+func playZombieLeader(t *testing.T, c *kafkatest.Cluster, topic string) {
 	newTopic(t, c, topic, parts, nil)
 	ctx := ctxFor(t, 5*time.Minute)
 	const requestTimeout = 3 * time.Second
@@ -218,9 +218,9 @@ func TestZombieLeader(t *testing.T) {
 // TestBlackhole: every client connection to the leader of a partition goes
 // silent (the proxy holds the bytes) while the brokers keep replicating;
 // then the partition heals and the held requests arrive late.
-func TestBlackhole(t *testing.T) {
-	const topic = "blackhole"
-	c := cluster(t, topic)
+func TestBlackhole(t *testing.T) { playBlackhole(t, cluster(t, "blackhole"), "blackhole") }
+
+func playBlackhole(t *testing.T, c *kafkatest.Cluster, topic string) {
 	newTopic(t, c, topic, parts, nil)
 	ctx := ctxFor(t, 5*time.Minute)
 	const requestTimeout = 3 * time.Second
@@ -251,10 +251,10 @@ func TestBlackhole(t *testing.T) {
 // TestMessageTooLarge: a topic whose max.message.bytes is smaller than the
 // producer's batches answers MESSAGE_TOO_LARGE; the producer splits the
 // batches and every record lands, none failed back.
-func TestMessageTooLarge(t *testing.T) {
-	const topic = "toolarge"
+func TestMessageTooLarge(t *testing.T) { playMessageTooLarge(t, cluster(t, "toolarge"), "toolarge") }
+
+func playMessageTooLarge(t *testing.T, c *kafkatest.Cluster, topic string) {
 	const limit = 16 << 10
-	c := cluster(t, topic)
 	newTopic(t, c, topic, 2, map[string]string{"max.message.bytes": "16384"})
 	// 1 KB records that do not compress, a 10 ms linger: batches of tens
 	// of KB, well over the limit, each record well under it.

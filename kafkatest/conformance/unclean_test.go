@@ -52,17 +52,17 @@ type uncleanCase struct {
 // (The cluster's three nodes are also its KRaft voters: the follower is
 // frozen rather than killed, so a majority of voters stays up while the
 // leader is dead.)
-func TestUncleanElection(t *testing.T) {
+func TestUncleanElection(t *testing.T) { playUncleanElection(t, cluster(t, uncleanTopics...)) }
+
+// uncleanTopics are TestUncleanElection's topics, one per case.
+var uncleanTopics = []string{"unclean-warm", "unclean-cold", "unclean-stop"}
+
+func playUncleanElection(t *testing.T, c *kafkatest.Cluster) {
 	cases := []*uncleanCase{
-		{topic: "unclean-warm", warm: true},
-		{topic: "unclean-cold"},
-		{topic: "unclean-stop", warm: true, stop: true},
+		{topic: uncleanTopics[0], warm: true},
+		{topic: uncleanTopics[1]},
+		{topic: uncleanTopics[2], warm: true, stop: true},
 	}
-	var topics []string
-	for _, uc := range cases {
-		topics = append(topics, uc.topic)
-	}
-	c := cluster(t, topics...)
 	ctx := ctxFor(t, 5*time.Minute)
 	for _, uc := range cases {
 		err := c.CreateTopic(ctx, kafkatest.Topic{Name: uc.topic, Assignment: [][]int32{{uncleanLeader, staleReplica}},

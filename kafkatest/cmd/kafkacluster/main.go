@@ -3,6 +3,10 @@
 //
 //	go run ./kafkatest/cmd/kafkacluster -brokers 3 -topic events:6
 //
+// -kafka-version runs another release kafkatest knows: 3.9 (KRaft) or
+// 2.8.1 (ZooKeeper mode: a ZooKeeper beside the brokers, stopped with
+// them), e.g. -kafka-version 2.8.
+//
 // It prints the comma-separated bootstrap addresses on its first line,
 // serves until SIGINT or SIGTERM, then stops every broker and removes the
 // cluster's files (the contract of `rollsafe sim`). The broker jars come
@@ -78,7 +82,8 @@ func (t *topicFlags) Set(v string) error {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kafkacluster", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	brokers := fs.Int("brokers", 3, "number of nodes (each broker and KRaft controller)")
+	brokers := fs.Int("brokers", 3, "number of nodes (each broker and KRaft controller; in ZooKeeper mode brokers beside one ZooKeeper)")
+	version := fs.String("kafka-version", kafkatest.KafkaVersion, "Apache Kafka release to run (4.4, 3.9: KRaft; 2.8: ZooKeeper mode)")
 	replication := fs.Int("replication", 0, "replication factor of -topic topics (default min(3, brokers))")
 	heap := fs.Int("heap-mb", 512, "maximum heap of each broker JVM, MB")
 	dir := fs.String("dir", "", "directory for configs, data and logs (default: a temporary one, removed at exit)")
@@ -98,6 +103,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kafkacluster: unexpected arguments %q\n", fs.Args())
 		return 2
 	}
+	v, err := kafkatest.ParseVersion(*version)
+	if err != nil {
+		fmt.Fprintf(stderr, "kafkacluster: -kafka-version: %v\n", err)
+		return 2
+	}
 	if *brokers < 1 {
 		fmt.Fprintln(stderr, "kafkacluster: -brokers must be at least 1")
 		return 2
@@ -106,7 +116,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kafkacluster: -replication %d exceeds -brokers %d\n", *replication, *brokers)
 		return 2
 	}
-	cfg := kafkatest.Config{Brokers: *brokers, HeapMB: *heap, Dir: *dir, StartTimeout: *startTimeout, Direct: *direct,
+	cfg := kafkatest.Config{Version: v, Brokers: *brokers, HeapMB: *heap, Dir: *dir, StartTimeout: *startTimeout, Direct: *direct,
 		Logf: func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) }}
 	if err := sec.apply(&cfg); err != nil {
 		fmt.Fprintf(stderr, "kafkacluster: %v\n", err)

@@ -283,6 +283,7 @@ func TestSecurityFlagErrors(t *testing.T) {
 		{[]string{"-sasl", "SCRAM-SHA-512", "-user", "alice"}, `-user: want NAME:PASSWORD`},
 		{[]string{"-sasl", "PLAIN", "-user", ":pw"}, `-user: want NAME:PASSWORD`},
 		{[]string{"-tls", "-token-life", "0s"}, `-token-life must be positive`},
+		{[]string{"-kafka-version", "2.7"}, `-kafka-version: kafkatest: no Kafka version "2.7"`},
 	} {
 		var stdout, stderr strings.Builder
 		code := run(context.Background(), c.args, &stdout, &stderr)
