@@ -190,17 +190,23 @@ func (pr *Producer) incomplete(p *partition, t Tail) bool {
 				return true
 			}
 		}
-		if p.shortReads < maxOpenReads {
-			p.shortReads++
-			pr.readAgain(p)
-			return true
-		}
-		p.shortReads = 0
-		pr.tailFailed(p)
-		pr.settle(p)
-		return true
+		return pr.openRead(p, &p.shortReads)
 	}
 	return pr.shortRead(p)
+}
+
+// openRead repeats a read that proves nothing up to maxOpenReads times
+// (counted in *n), then counts it as a failed read.
+func (pr *Producer) openRead(p *partition, n *int) bool {
+	if *n < maxOpenReads {
+		*n++
+		pr.readAgain(p)
+		return true
+	}
+	*n = 0
+	pr.tailFailed(p)
+	pr.settle(p)
+	return true
 }
 
 // shortRead repeats a read short of what was acknowledged up to
@@ -329,15 +335,7 @@ func (pr *Producer) uncommitted(p *partition, t Tail) bool {
 		p.openReads = 0
 		return false
 	}
-	if p.openReads < maxOpenReads {
-		p.openReads++
-		pr.readAgain(p)
-		return true
-	}
-	p.openReads = 0
-	pr.tailFailed(p)
-	pr.settle(p)
-	return true
+	return pr.openRead(p, &p.openReads)
 }
 
 // readAgain asks for the same read after the backoff.
