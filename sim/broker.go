@@ -165,6 +165,10 @@ func (a action) String() string {
 type outcome struct {
 	resp kmsg.Response
 	act  action
+	// reset: once answered (if at all), the connection is reset, the
+	// client seeing it resetAfter after the answer (ResetAfterResponse).
+	reset      bool
+	resetAfter time.Duration
 }
 
 // connKey is the context key of the connection number a request came on.
@@ -264,6 +268,10 @@ func (b *broker) serveConn(ctx context.Context, nc net.Conn, connID uint64) {
 		})
 		switch oc.act {
 		case actNoResponse, actDrop:
+			if oc.reset {
+				resetConn(ctx, nc, oc.resetAfter)
+				return
+			}
 			continue
 		case actClose, actSilent:
 			return
@@ -273,6 +281,10 @@ func (b *broker) serveConn(ctx context.Context, nc net.Conn, connID uint64) {
 		}
 		out = appendResponse(out[:0], h.correlation, oc.resp)
 		if _, err := conn.Write(out); err != nil || oc.act == actRespondClose {
+			return
+		}
+		if oc.reset {
+			resetConn(ctx, nc, oc.resetAfter)
 			return
 		}
 	}

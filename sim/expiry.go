@@ -27,13 +27,19 @@ func (c *Cluster) expiryLoop(every time.Duration) {
 func (c *Cluster) expireStamped(now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.expireStampedLocked(now, -1)
+}
+
+// expireStampedLocked runs one expiry check on broker only (-1: every
+// running broker); the caller holds c.mu.
+func (c *Cluster) expireStampedLocked(now time.Time, broker int32) {
 	if c.closed {
 		return
 	}
 	for _, name := range c.names {
 		for _, pt := range c.topics[name].parts {
 			for id, r := range pt.logs {
-				if r != nil && c.isUp(id) {
+				if r != nil && c.isUp(id) && (broker < 0 || id == broker) {
 					r.pstate.dropStamped(c.cfg.pidExpiration, now)
 				}
 			}

@@ -16,10 +16,15 @@ const (
 	// processed (late.go).
 	faultProcessAfterDrop // drop the connection, process the request later
 	faultHold             // hold the request before processing it
+	// Held (or not), answered as usual, then the connection is reset
+	// (reset.go).
+	faultResetAfterAnswer
 )
 
 // late reports whether f strikes when the request is read.
-func (f *fault) late() bool { return f.kind == faultProcessAfterDrop || f.kind == faultHold }
+func (f *fault) late() bool {
+	return f.kind == faultProcessAfterDrop || f.kind == faultHold || f.kind == faultResetAfterAnswer
+}
 
 // fault strikes the next n produce requests of a partition.
 type fault struct {
@@ -28,6 +33,7 @@ type fault struct {
 	afterAppend bool
 	n           int
 	delay       time.Duration // late faults
+	reset       Reset         // faultResetAfterAnswer (its Hold is delay)
 }
 
 func (f *fault) act() action {
@@ -54,6 +60,15 @@ func (f *fault) String() string {
 		return fmt.Sprintf("connection dropped once read, processed %v later", f.delay)
 	case faultHold:
 		return fmt.Sprintf("held %v before processing", f.delay)
+	case faultResetAfterAnswer:
+		s := fmt.Sprintf("answered, connection reset %v after the answer", f.reset.After)
+		if f.reset.ExpiryCheck {
+			s = "expiry check run, " + s
+		}
+		if f.delay > 0 {
+			s = fmt.Sprintf("held %v, %s", f.delay, s)
+		}
+		return s
 	}
 	return fmt.Sprintf("error %d %s", f.code, when)
 }

@@ -73,6 +73,12 @@ func (b *broker) produce(ctx context.Context, r *kmsg.ProduceRequest) outcome {
 		act = b.stoppedAct()
 	}
 	late := lateFaultOf(ctx)
+	reset := late != nil && late.kind == faultResetAfterAnswer
+	if reset && late.reset.ExpiryCheck {
+		c.mu.Lock()
+		c.expireStampedLocked(time.Now(), b.id)
+		c.mu.Unlock()
+	}
 	recs := make([]ProduceRecord, len(results))
 	for i, res := range results {
 		res.rec.ErrorCode = res.rp.ErrorCode
@@ -80,6 +86,9 @@ func (b *broker) produce(ctx context.Context, r *kmsg.ProduceRequest) outcome {
 			res.rec.Offset = res.rp.BaseOffset
 		}
 		res.rec.Outcome = act.String()
+		if reset && (act == actRespond || act == actNoResponse) {
+			res.rec.Outcome += ", then the connection reset"
+		}
 		if late != nil {
 			if res.rec.Fault == "" {
 				res.rec.Fault = late.String()
@@ -91,7 +100,11 @@ func (b *broker) produce(ctx context.Context, r *kmsg.ProduceRequest) outcome {
 		recs[i] = res.rec
 	}
 	c.rec.produce(recs...)
-	return outcome{resp: resp, act: act}
+	oc := outcome{resp: resp, act: act}
+	if reset {
+		oc.reset, oc.resetAfter = true, late.reset.After
+	}
+	return oc
 }
 
 // producePartition decides and, when valid, appends one partition's batch.

@@ -34,6 +34,11 @@ type chaosDims struct {
 	oneInFlight bool
 	metaAge     time.Duration // 0: the producer's default
 	holds       []chaosHold
+	// resets after an answer, drawn for any seed (on or not) after the
+	// draws above: drawResets; inFlight, drawn with them, is the
+	// producer's MaxInFlight (0: its default).
+	resets   []chaosReset
+	inFlight int
 }
 
 // chaosHold is one hold: the leader of part holds its next request hold
@@ -60,9 +65,26 @@ const chaosDimsStream = 0xd1a5
 func drawDims(seed int64, partitions int32, span time.Duration) chaosDims {
 	rng := rand.New(rand.NewPCG(uint64(seed), chaosDimsStream))
 	var d chaosDims
-	if rng.IntN(2) != 0 || chaosPlain[seed] {
-		return d
+	if rng.IntN(2) == 0 && !chaosPlain[seed] {
+		d.drawHolds(rng, partitions, span)
 	}
+	// Drawn after the holds' draws, so those stay as they were.
+	if !chaosPlain[seed] && !chaosBeforeResets[seed] {
+		d.resets = drawResets(rng, partitions, span)
+		// With resets, half the schedules keep two or three requests in
+		// flight per connection (unless one is drawn above): the outbox
+		// then fills behind a stall, and each answer hands the sender
+		// the next request.
+		if len(d.resets) > 0 && !d.oneInFlight && rng.IntN(2) == 0 {
+			d.inFlight = 2 + rng.IntN(2)
+		}
+	}
+	return d
+}
+
+// drawHolds draws the dimensions of the first kind: co-location, one
+// request in flight, the metadata age and the holds.
+func (d *chaosDims) drawHolds(rng *rand.Rand, partitions int32, span time.Duration) {
 	d.on = true
 	d.colocate = rng.IntN(4) != 0
 	d.oneInFlight = rng.IntN(4) != 0
@@ -101,17 +123,76 @@ func drawDims(seed int64, partitions int32, span time.Duration) chaosDims {
 		}
 		d.holds = append(d.holds, h)
 	}
-	return d
+}
+
+// chaosReset is one reset after an answer: the leader of part answers
+// its next request from at, and the connection is reset, the producer
+// seeing it after after the answer; with expiry the leader's producer
+// expiry check runs as it answers. With a stall, the leader first holds
+// that request so long (a pause: the requests behind it pile up on the
+// connection and in the producer's outbox), then answers and resets.
+type chaosReset struct {
+	at     time.Duration
+	part   int32
+	after  time.Duration
+	expiry bool
+	stall  time.Duration
+}
+
+// drawResets draws a schedule's resets after an answer (issue 37, defect
+// 6): none for half the schedules, else one to three, each at a moment of
+// the span on any partition, half of them after a stall of 20 to 250 ms.
+// The reset reaches the producer 1 to 40 µs after the answer: the time a
+// sender takes between its look at the failures it has heard of and its
+// use of the connection (in the deterministic world, its stagger of 25 to
+// 29 µs) is in that range, so that a request the loop builds on the answer
+// may be on its way while the reset fails the requests behind the
+// answered one. Two in three have the leader run its producer expiry
+// check as it answers, which forgets a producer writing records stamped
+// long ago (every fourth seed's): the broker then takes a later batch of a
+// partition whose earlier one was lost with the connection.
+func drawResets(rng *rand.Rand, partitions int32, span time.Duration) []chaosReset {
+	if rng.IntN(2) == 0 {
+		return nil
+	}
+	var out []chaosReset
+	for range 1 + rng.IntN(3) {
+		r := chaosReset{
+			at:     time.Duration(rng.Int64N(int64(span))).Round(time.Millisecond),
+			part:   rng.Int32N(partitions),
+			after:  time.Duration(1+rng.IntN(40)) * time.Microsecond,
+			expiry: rng.IntN(3) != 0,
+		}
+		if rng.IntN(2) == 0 {
+			r.stall = time.Duration(20+rng.IntN(231)) * time.Millisecond
+		}
+		out = append(out, r)
+	}
+	slices.SortStableFunc(out, func(a, b chaosReset) int { return int(a.at - b.at) })
+	return out
 }
 
 // String describes the dimensions for a failure message.
 func (d chaosDims) String() string {
-	if !d.on {
-		return "dimensions: off (the fault schedule alone)\n"
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "dimensions: colocated leaders %v, one request in flight %v, metadata max age %v\n",
-		d.colocate, d.oneInFlight, d.metaAge)
+	switch {
+	case !d.on && len(d.resets) == 0:
+		return "dimensions: off (the fault schedule alone)\n"
+	case !d.on:
+		b.WriteString("dimensions: no holds")
+		if d.inFlight > 0 {
+			fmt.Fprintf(&b, ", %d requests in flight", d.inFlight)
+		}
+		b.WriteByte('\n')
+	default:
+		fmt.Fprintf(&b, "dimensions: colocated leaders %v, one request in flight %v, metadata max age %v",
+			d.colocate, d.oneInFlight, d.metaAge)
+		if d.inFlight > 0 {
+			fmt.Fprintf(&b, ", %d requests in flight", d.inFlight)
+		}
+		b.WriteByte('\n')
+	}
+	d.writeResets(&b)
 	for i, h := range d.holds {
 		fmt.Fprintf(&b, "  hold %d: +%v %s/%d held %v; +%v %d records to %s/%d", i, h.at, topic, h.part, h.hold, h.produceAt, h.n, topic, h.other)
 		if h.purge != 0 {
@@ -125,9 +206,25 @@ func (d chaosDims) String() string {
 	return b.String()
 }
 
-// steps adds the dimensions' cluster steps (holds, moves) to sched.
+// writeResets describes the resets.
+func (d chaosDims) writeResets(b *strings.Builder) {
+	for _, r := range d.resets {
+		expiry := ""
+		if r.expiry {
+			expiry = ", the leader's expiry check as it answers"
+		}
+		what := "answered"
+		if r.stall > 0 {
+			what = fmt.Sprintf("held %v, answered", r.stall)
+		}
+		fmt.Fprintf(b, "  reset: +%v %s/%d %s, the reset %v after%s\n", r.at, topic, r.part, what, r.after, expiry)
+	}
+}
+
+// steps adds the dimensions' cluster steps (holds, moves, resets) to
+// sched.
 func (d chaosDims) steps(sched scenario.Schedule) scenario.Schedule {
-	if !d.on {
+	if !d.on && len(d.resets) == 0 {
 		return sched
 	}
 	steps := slices.Clone(sched.Steps)
@@ -136,6 +233,10 @@ func (d chaosDims) steps(sched scenario.Schedule) scenario.Schedule {
 		if h.move >= 0 {
 			steps = append(steps, scenario.Step{At: h.moveAt, Kind: scenario.MoveLeader, Topic: topic, Partition: h.move, Broker: scenario.Any})
 		}
+	}
+	for _, r := range d.resets {
+		steps = append(steps, scenario.Step{At: r.at, Kind: scenario.ResetAfterResponse, Topic: topic, Partition: r.part, Broker: scenario.Any, N: 1,
+			Hold: r.stall, Duration: r.after, ExpiryCheck: r.expiry})
 	}
 	slices.SortStableFunc(steps, func(a, b scenario.Step) int { return int(a.At - b.At) })
 	sched.Steps = steps
@@ -151,6 +252,9 @@ func (d chaosDims) options() []client.Option {
 	}
 	if d.metaAge > 0 {
 		opts = append(opts, client.MetadataMaxAge(d.metaAge))
+	}
+	if d.inFlight > 0 {
+		opts = append(opts, client.MaxInFlight(d.inFlight))
 	}
 	return opts
 }

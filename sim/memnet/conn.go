@@ -21,6 +21,12 @@ type stream struct {
 	wake    chan struct{}
 	readDL  time.Time
 	writeDL time.Time
+	// A reset (ResetAfter) reaches the reader at rstAt, after what was
+	// written before it: reads then fail with ECONNRESET instead of EOF.
+	// Until then the writer's bytes go nowhere, as they do in flight
+	// towards a peer that has reset the connection.
+	rst   bool
+	rstAt time.Time
 }
 
 type chunk struct {
@@ -69,8 +75,15 @@ func (c *conn) Read(p []byte) (int, error) {
 			}
 			wait = h.at.Sub(now)
 		} else if s.eof {
-			s.mu.Unlock()
-			return 0, io.EOF
+			if !s.rst {
+				s.mu.Unlock()
+				return 0, io.EOF
+			}
+			if !s.rstAt.After(now) {
+				s.mu.Unlock()
+				return 0, c.opErr("read", syscall.ECONNRESET)
+			}
+			wait = s.rstAt.Sub(now)
 		}
 		if !s.readDL.IsZero() {
 			if d := s.readDL.Sub(now); wait < 0 || d < wait {
@@ -99,6 +112,9 @@ func (c *conn) Write(p []byte) (int, error) {
 	switch {
 	case s.eof:
 		return 0, c.opErr("write", net.ErrClosed)
+	case s.reset && s.rstAt.After(now):
+		// The peer has reset the connection; the reset is on its way.
+		return len(p), nil
 	case s.reset:
 		return 0, c.opErr("write", syscall.ECONNRESET)
 	case !s.writeDL.IsZero() && !now.Before(s.writeDL):
@@ -138,6 +154,35 @@ func (c *conn) Close() error {
 		c.in.mu.Unlock()
 	})
 	return nil
+}
+
+// ResetAfter resets the connection from this end, as a host or a
+// middlebox dropping it does: this end reads and writes no more at once,
+// while the peer reads what was written before and then, d after the last
+// of it arrives (or d from now if it all has), a reset (ECONNRESET). Until
+// the reset reaches it, what the peer writes goes nowhere. Close after
+// ResetAfter does nothing more.
+func (c *conn) ResetAfter(d time.Duration) {
+	c.closeOnce.Do(func() {
+		now := time.Now()
+		at := now
+		c.out.mu.Lock()
+		if c.out.last.After(at) {
+			at = c.out.last
+		}
+		at = at.Add(max(d, 0))
+		if c.n.trace != nil {
+			c.n.trace(fmt.Sprintf("%d reset %s %c, reaches the peer at %d", now.UnixNano(), c.key, c.dir, at.UnixNano()))
+		}
+		c.out.eof, c.out.rst, c.out.rstAt = true, true, at
+		signal(c.out.wake)
+		c.out.mu.Unlock()
+		c.in.mu.Lock()
+		c.in.reset, c.in.rstAt = true, at
+		c.in.chunks = nil
+		signal(c.in.wake)
+		c.in.mu.Unlock()
+	})
 }
 
 func (c *conn) LocalAddr() net.Addr  { return c.local }

@@ -103,3 +103,59 @@ func TestSameSeedSameLatencies(t *testing.T) {
 		t.Log("seeds 7 and 8 gave one latency (possible, unlikely)")
 	}
 }
+
+// TestResetAfter: a reset reaches the peer d after the last byte written
+// before it; until then the peer's writes go nowhere, then its reads and
+// writes fail with ECONNRESET.
+func TestResetAfter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := New(1, Latency(time.Millisecond, time.Millisecond))
+		l, err := n.Listen("127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		accepted := make(chan *conn, 1)
+		go func() {
+			s, err := l.Accept()
+			if err == nil {
+				accepted <- s.(*conn)
+			}
+		}()
+		c, err := n.Dial(context.Background(), "tcp", l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		s := <-accepted
+		if _, err := s.Write([]byte("answer")); err != nil {
+			t.Fatal(err)
+		}
+		written := time.Now()
+		s.ResetAfter(7 * time.Microsecond)
+		_ = s.Close() // nothing more
+		if _, err := s.Read(make([]byte, 1)); err == nil {
+			t.Fatal("the end that reset still reads")
+		}
+		buf := make([]byte, 6)
+		if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "answer" {
+			t.Fatalf("read before the reset: %q %v", buf, err)
+		}
+		arrived := time.Now()
+		if arrived.Sub(written) != time.Millisecond {
+			t.Fatalf("the answer took %v, want 1ms", arrived.Sub(written))
+		}
+		if _, err := c.Write([]byte("into the void")); err != nil {
+			t.Fatalf("write before the reset arrived: %v", err)
+		}
+		if _, err := c.Read(buf); !errors.Is(err, syscall.ECONNRESET) {
+			t.Fatalf("read: %v, want ECONNRESET", err)
+		}
+		if d := time.Since(arrived); d != 7*time.Microsecond {
+			t.Fatalf("the reset arrived %v after the answer, want 7µs", d)
+		}
+		if _, err := c.Write([]byte("x")); !errors.Is(err, syscall.ECONNRESET) {
+			t.Fatalf("write after the reset: %v, want ECONNRESET", err)
+		}
+	})
+}

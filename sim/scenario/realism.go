@@ -48,6 +48,14 @@ const (
 	// (sim.CutPower): every batch no other replica holds is lost, records
 	// it acknowledged alone in the ISR too.
 	CutLeaderPower
+	// ResetAfterResponse strikes Topic/Partition's next N produce
+	// requests as their leader reads them: each is held Hold, answered,
+	// and its connection then reset, the client seeing the reset Duration
+	// after the answer; requests pipelined behind it are lost unprocessed
+	// (sim.ResetAfterResponse). ExpiryCheck: the leader's producer expiry
+	// check runs as it answers, forgetting producers whose records are
+	// stamped long ago.
+	ResetAfterResponse
 )
 
 func init() {
@@ -58,10 +66,11 @@ func init() {
 	kindNames[VanishLeader] = "vanish-leader"
 	kindNames[KillReplicas] = "kill-replicas"
 	kindNames[CutLeaderPower] = "cut-leader-power"
+	kindNames[ResetAfterResponse] = "reset-after-response"
 }
 
 // isRealism reports whether k is one of the kinds above.
-func isRealism(k Kind) bool { return k >= ProcessAfterDisconnect && k <= CutLeaderPower }
+func isRealism(k Kind) bool { return k >= ProcessAfterDisconnect && k <= ResetAfterResponse }
 
 // whatRealism describes a step of one of the kinds above.
 func whatRealism(s Step) string {
@@ -75,6 +84,16 @@ func whatRealism(s Step) string {
 		return fmt.Sprintf("%s %s", k, s.tp())
 	case KillReplicas:
 		return fmt.Sprintf("%s %s, the leader %v after its followers", k, s.tp(), s.Duration)
+	case ResetAfterResponse:
+		expiry := ""
+		if s.ExpiryCheck {
+			expiry = ", the leader's expiry check run as it answers"
+		}
+		held := ""
+		if s.Hold > 0 {
+			held = fmt.Sprintf(" held %v,", s.Hold)
+		}
+		return fmt.Sprintf("%s %s x%d,%s the reset %v after the answer%s", k, s.tp(), s.N, held, s.Duration, expiry)
 	}
 	return fmt.Sprintf("%s %s", k, s.broker())
 }
@@ -95,6 +114,10 @@ func (p *Player) applyRealism(ctx context.Context, st Step) (a Applied, ok bool)
 		}
 	case DelayProcessing:
 		if err := c.DelayProcessing(st.Topic, st.Partition, st.N, st.Duration); err != nil {
+			return fail(err)
+		}
+	case ResetAfterResponse:
+		if err := c.ResetAfterResponse(st.Topic, st.Partition, st.N, sim.Reset{Hold: st.Hold, After: st.Duration, ExpiryCheck: st.ExpiryCheck}); err != nil {
 			return fail(err)
 		}
 	case Compact:

@@ -94,7 +94,9 @@ type Step struct {
 	N           int   // DropResponses, CloseAfterAppend, InjectError
 	Code        int16 // InjectError
 	AfterAppend bool  // DropResponses, InjectError
+	ExpiryCheck bool  // ResetAfterResponse
 	Duration    time.Duration
+	Hold        time.Duration // ResetAfterResponse
 }
 
 func (s Step) broker() string {
