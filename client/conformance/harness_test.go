@@ -109,6 +109,13 @@ type rig struct {
 	h      *hooks
 	before int // goroutines before the rig; -1: no leak check (runs in parallel)
 
+	// producing serialises Produce calls with their numbering: records
+	// produced by several goroutines (the waves, the chaos's records
+	// during a hold, a steady load) are in the order of the calls, which
+	// is what the order check compares, only if no other goroutine's call
+	// comes between a record's number and its Produce.
+	producing sync.Mutex
+
 	mu       sync.Mutex
 	produced []readback.Produced
 	index    map[string]int
@@ -238,12 +245,14 @@ func (r *rig) produceTo(ctx context.Context, prefix string, n int, part func(i i
 		} else {
 			rec.Key = []byte(fmt.Sprintf("k%d", i%8))
 		}
+		r.producing.Lock()
 		r.mu.Lock()
 		r.index[id] = len(r.produced)
 		r.produced = append(r.produced, readback.Produced{ID: id, Offset: -1})
 		r.mu.Unlock()
 		r.pending.Add(1)
 		r.p.Produce(ctx, rec, r.done)
+		r.producing.Unlock()
 	}
 }
 
