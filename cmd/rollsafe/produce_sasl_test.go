@@ -197,8 +197,20 @@ func TestProduceCommandOAuthBearer(t *testing.T) {
 	errOut.Reset()
 	code = runProduce(context.Background(), base, strings.NewReader("a\n"), &out, &errOut)
 	require.Equal(t, 1, code)
-	require.Contains(t, errOut.String(), `rejected the OAUTHBEARER token: status "invalid_token"`)
+	// An expired token is never presented: the file's token counts as a
+	// provider failure, named, and never printed.
+	require.Contains(t, errOut.String(), "the token expired at")
 	require.NotContains(t, errOut.String(), expired)
+
+	// A token the broker refuses (no subject) is reported as refused.
+	refused := sim.UnsecuredJWT("", now, now.Add(time.Hour), nil)
+	require.NoError(t, os.WriteFile(tokenFile, []byte(refused), 0o600))
+	out.Reset()
+	errOut.Reset()
+	code = runProduce(context.Background(), base, strings.NewReader("a\n"), &out, &errOut)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut.String(), `rejected the OAUTHBEARER token: status "invalid_token"`)
+	require.NotContains(t, errOut.String(), refused)
 
 	for _, extra := range [][]string{
 		{"-sasl-mechanism", "OAUTHBEARER"},
