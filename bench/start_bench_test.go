@@ -12,7 +12,7 @@ import (
 	"github.com/rollsafe/rollsafe/compress"
 )
 
-// The benchmarks of a producer from its start (issue 42): BenchmarkProduce
+// The benchmarks of a producer from its start: BenchmarkProduce
 // measures a warmed producer (connections open, metadata and producer id
 // known, 2,000 records flushed first); these measure one as a service at
 // start, a batch job, a CLI or a function living for one request runs it.
@@ -82,7 +82,9 @@ func BenchmarkShortLived(b *testing.B) {
 	forEachCell(func(spec brokerSpec, name string, codec compress.Codec, size int) {
 		for _, pc := range peerClients {
 			b.Run(fmt.Sprintf("broker=%s/codec=%s/size=%s/client=%s", name, codec, sizeName(size), pc.name),
-				func(b *testing.B) { benchLifecycle(b, procs.get(b, spec), pc, codec, eventRing(size), *shortLivedRecords) })
+				func(b *testing.B) {
+					benchLifecycle(b, procs.get(b, spec), pc, codec, eventRing(size), *shortLivedRecords)
+				})
 		}
 	})
 }
