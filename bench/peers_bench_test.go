@@ -145,40 +145,59 @@ func benchProduce(b *testing.B, bp *brokerProc, pc peerClient, codec compress.Co
 	}
 	runtime.GC()
 	b.ReportAllocs()
-	bc, counts := p.(batchCounter)
-	var batches0, reqs0 int64
-	if counts {
-		batches0, reqs0 = bc.batchesAcked(), bc.requestsSent()
-	}
-	cpu0, sys0, brk0 := selfCPU(), sysCPU(), procCPU(bp.pid())
+	m := startProduceMeter(p, bp)
 	b.ResetTimer()
 	for i := range b.N {
 		p.produce(ctx, &ring[i%len(ring)])
 	}
 	err = p.flush(ctx)
 	b.StopTimer()
-	cpu1, sys1, brk1 := selfCPU(), sysCPU(), procCPU(bp.pid())
 	if err != nil {
 		b.Fatal(err)
 	}
+	m.report(b, p, ring)
+}
+
+// produceMeter is what a produce benchmark reads before its timed part:
+// the process's CPU, the broker child's, and the client's batch counts.
+type produceMeter struct {
+	bp                *brokerProc
+	cpu, sys, brk     time.Duration
+	batches, requests int64
+}
+
+// startProduceMeter reads the counters before the timed part. p may be nil
+// (a producer opened inside the timed part: its counts start at zero).
+func startProduceMeter(p peerProducer, bp *brokerProc) produceMeter {
+	m := produceMeter{bp: bp, cpu: selfCPU(), sys: sysCPU(), brk: procCPU(bp.pid())}
+	if bc, ok := p.(batchCounter); ok {
+		m.batches, m.requests = bc.batchesAcked(), bc.requestsSent()
+	}
+	return m
+}
+
+// report reports the timed part's figures per record: b.N records of ring
+// produced by p, the timer stopped.
+func (m produceMeter) report(b *testing.B, p peerProducer, ring []fixture.Event) {
+	cpu1, sys1, brk1 := selfCPU(), sysCPU(), procCPU(m.bp.pid())
 	sec := b.Elapsed().Seconds()
 	b.ReportMetric(float64(b.N)/sec, "rec/s")
 	b.ReportMetric(float64(payloadBytes(ring, b.N))/sec/1e6, "MB/s")
 	// CPU per record: the client process (every thread: caller, client
 	// goroutines, GC), and the broker child's, from getrusage and
 	// /proc/<pid>/stat (10 ms ticks, so only large b.N say much).
-	b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/rec")
-	b.ReportMetric(float64(sys1-sys0)/float64(b.N), "sys-ns/rec")
-	if brk0 >= 0 && brk1 >= 0 {
-		b.ReportMetric(float64(brk1-brk0)/float64(b.N), "brk-cpu-ns/rec")
+	b.ReportMetric(float64(cpu1-m.cpu)/float64(b.N), "cpu-ns/rec")
+	b.ReportMetric(float64(sys1-m.sys)/float64(b.N), "sys-ns/rec")
+	if m.brk >= 0 && brk1 >= 0 {
+		b.ReportMetric(float64(brk1-m.brk)/float64(b.N), "brk-cpu-ns/rec")
 	}
 	// Records per acknowledged batch (clients with batch hooks): per-batch
 	// costs, the client's and the broker's, fall as batches grow.
-	if counts {
-		if n := bc.batchesAcked() - batches0; n > 0 {
+	if bc, ok := p.(batchCounter); ok {
+		if n := bc.batchesAcked() - m.batches; n > 0 {
 			b.ReportMetric(float64(b.N)/float64(n), "rec/batch")
 		}
-		if n := bc.requestsSent() - reqs0; n > 0 {
+		if n := bc.requestsSent() - m.requests; n > 0 {
 			b.ReportMetric(float64(b.N)/float64(n), "rec/req")
 		}
 	}

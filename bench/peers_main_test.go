@@ -37,6 +37,13 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if spec := os.Getenv(goLifeEnv); spec != "" {
+		if err := serveGoLife(spec); err != nil {
+			fmt.Fprintln(os.Stderr, "life child:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if spec := os.Getenv(goThroughputEnv); spec != "" {
 		if err := serveGoThroughput(spec); err != nil {
 			fmt.Fprintln(os.Stderr, "throughput child:", err)

@@ -24,7 +24,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/rollsafe/rollsafe/batching/fixture"
-	"github.com/rollsafe/rollsafe/client"
 	"github.com/rollsafe/rollsafe/compress"
 	"github.com/rollsafe/rollsafe/kafkatest"
 	"github.com/rollsafe/rollsafe/protocol"
@@ -49,6 +48,14 @@ import (
 // a subset of the clients (comma-separated, e.g. "rollsafe,kgo");
 // ROLLSAFE_THROUGHPUT_CELLS other cells, as codec:size:records,... (size
 // 100B or 1KB), e.g. "none:100B:3000000".
+//
+// Beside the warmed throughput, the table measures each producer from its
+// start (a second table, startTable): cold, the cell's records from the
+// producer's creation in a fresh process, no warm-up; short-lived, a
+// process creating a producer, producing 1,000 records and closing it,
+// 1 + ROLLSAFE_START_LIFECYCLES (20) times; first, the same with one
+// record: the time to the first acknowledgement. ROLLSAFE_THROUGHPUT_MODES
+// chooses among warm, cold, short and first (default all).
 func BenchmarkRealThroughput(b *testing.B) {
 	rounds := 5
 	if v := os.Getenv("ROLLSAFE_BENCH_ROUNDS"); v != "" {
@@ -69,8 +76,24 @@ func BenchmarkRealThroughput(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	lifecycles := 20
+	if v := os.Getenv("ROLLSAFE_START_LIFECYCLES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			b.Fatalf("ROLLSAFE_START_LIFECYCLES=%q", v)
+		}
+		lifecycles = n
+	}
+	modes := "warm,cold,short,first"
+	if v := os.Getenv("ROLLSAFE_THROUGHPUT_MODES"); v != "" {
+		modes = v
+	}
+	m, err := parseStartModes(modes, lifecycles)
+	if err != nil {
+		b.Fatal(err)
+	}
 	for range b.N {
-		table := measureThroughput(b, rounds, 5*time.Second, cells)
+		table := measureThroughput(b, rounds, 5*time.Second, cells, m)
 		b.Log("\n" + table)
 		if path := os.Getenv("ROLLSAFE_THROUGHPUT_TABLE"); path != "" {
 			if err := os.WriteFile(path, []byte(table), 0o644); err != nil {
@@ -93,7 +116,7 @@ func TestRealThroughputSmoke(t *testing.T) {
 		{codec: compress.Gzip, size: fixture.Large, count: 5_000},
 		{codec: compress.None, size: fixture.Small, count: 20_000},
 		{codec: compress.None, size: fixture.Large, count: 5_000},
-	})
+	}, startModes{warm: true, cold: true, short: true, first: true, lifecycles: 2})
 	t.Log("\n" + table)
 }
 
@@ -108,9 +131,10 @@ func TestRealThroughputSmoke(t *testing.T) {
 var throughputClients = []string{"rollsafe", "kgo", "sarama", "java", "librdkafka", "ceiling", "rollsafe-1conn", "ceiling-2conns"}
 
 // measureThroughput runs every client over every cell for rounds
-// interleaved rounds on a fresh one-broker cluster and returns the table.
-// Each cell is first run untimed for at least warm (and twice).
-func measureThroughput(tb testing.TB, rounds int, warm time.Duration, cells []throughputCell) string {
+// interleaved rounds on a fresh one-broker cluster and returns the tables:
+// the warmed throughput, and the producers from their start as modes
+// has them. Each cell is first run untimed for at least warm (and twice).
+func measureThroughput(tb testing.TB, rounds int, warm time.Duration, cells []throughputCell, modes startModes) string {
 	tb.Helper()
 	clients := throughputClients
 	if v := os.Getenv("ROLLSAFE_THROUGHPUT_CLIENTS"); v != "" {
@@ -148,6 +172,12 @@ func measureThroughput(tb testing.TB, rounds int, warm time.Duration, cells []th
 			tb.Fatal(err)
 		}
 	}
+	// The first-ack lifecycles' one record: 100 B, uncompressed.
+	firstCell := throughputCell{codec: compress.None, size: fixture.Small, count: 1,
+		data: filepath.Join(dir, fmt.Sprintf("events-%d.bin", fixture.Small))}
+	if err := writeEvents(firstCell.data, eventRing(firstCell.size)); err != nil {
+		tb.Fatal(err)
+	}
 	// Untimed runs of each cell first, at least two and warm of them: the
 	// broker's JVM compiles its hot paths during the first records it
 	// receives, and whichever client went first would pay for it (after
@@ -163,10 +193,40 @@ func measureThroughput(tb testing.TB, rounds int, warm time.Duration, cells []th
 		}
 	}
 	runs := map[string][]throughputRun{}
+	life := map[string][]lifeSummary{}
+	// lifeRound runs one child of lifecycles and keeps its summary.
+	lifeRound := func(round int, cell throughputCell, key, name string, lifecycles int) {
+		s, err := runLife(ctx, c, name, cell, lifecycles)
+		if err != nil {
+			tb.Fatalf("round %d, %s %s %s: %v", round+1, cell, name, key, err)
+		}
+		line := fmt.Sprintf("round %d %s %-14s fresh: first ack %.2f ms, last ack %.2f ms, CPU %.2f ms", round+1, key, name,
+			s.fresh.firstAck.Seconds()*1e3, s.fresh.lastAck.Seconds()*1e3, s.fresh.cpuAck.Seconds()*1e3)
+		if s.later != nil {
+			line += fmt.Sprintf("; later: first ack %.2f ms, last ack %.2f ms, CPU %.2f ms, close %.2f ms",
+				s.later.firstAck.Seconds()*1e3, s.later.lastAck.Seconds()*1e3, s.later.cpuClose.Seconds()*1e3, s.later.close.Seconds()*1e3)
+		}
+		tb.Log(line)
+		if _, ok := tb.(*testing.B); ok {
+			fmt.Fprintln(os.Stderr, line)
+		}
+		life[key] = append(life[key], s)
+	}
 	for round := range rounds {
 		for _, cell := range cells {
 			order := append(clients[round%len(clients):], clients[:round%len(clients)]...)
 			for _, name := range slices.Clip(order) {
+				if startClient(name) && modes.cold {
+					lifeRound(round, cell, startKey(cell.String(), name, "cold"), name, 1)
+				}
+				if startClient(name) && modes.short {
+					short := cell
+					short.count = shortLivedCount
+					lifeRound(round, short, startKey(cell.String(), name, "short"), name, 1+modes.lifecycles)
+				}
+				if !modes.warm {
+					continue
+				}
 				run, err := runThroughput(ctx, c, name, cell)
 				if err != nil {
 					tb.Fatalf("round %d, %s %s: %v", round+1, cell, name, err)
@@ -182,8 +242,53 @@ func measureThroughput(tb testing.TB, rounds int, warm time.Duration, cells []th
 				runs[key] = append(runs[key], run)
 			}
 		}
+		if modes.first {
+			order := append(clients[round%len(clients):], clients[:round%len(clients)]...)
+			for _, name := range slices.Clip(order) {
+				if startClient(name) {
+					lifeRound(round, firstCell, startKey("", name, "first"), name, 1+modes.lifecycles)
+				}
+			}
+		}
 	}
-	return throughputTable(cells, clients, runs, rounds)
+	var tables []string
+	if modes.warm {
+		tables = append(tables, throughputTable(cells, clients, runs, rounds))
+	}
+	if modes.cold || modes.short || modes.first {
+		tables = append(tables, startTable(cells, clients, modes, runs, life, rounds))
+	}
+	return strings.Join(tables, "\n")
+}
+
+// runLife runs one child of lifecycles of client name, each producing the
+// cell's count records, and checks, by the broker's high watermarks, that
+// exactly their records were appended.
+func runLife(ctx context.Context, c *kafkatest.Cluster, name string, cell throughputCell, lifecycles int) (lifeSummary, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	before, err := topicEnd(ctx, c.Addrs())
+	if err != nil {
+		return lifeSummary{}, err
+	}
+	var lr []lifeRun
+	switch name {
+	case "rollsafe", "kgo", "sarama", "rollsafe-1conn":
+		lr, err = runGoLifeChild(ctx, c.Addrs(), name, cell, lifecycles)
+	default:
+		lr, err = runPeerLifeChild(ctx, c.Addrs(), name, cell, lifecycles)
+	}
+	if err != nil {
+		return lifeSummary{}, err
+	}
+	after, err := topicEnd(ctx, c.Addrs())
+	if err != nil {
+		return lifeSummary{}, err
+	}
+	if got, want := after-before, int64(cell.count*lifecycles); got != want {
+		return lifeSummary{}, fmt.Errorf("the log grew by %d records, want %d", got, want)
+	}
+	return summarizeLife(lr), nil
 }
 
 const throughputWarmup = 20_000
@@ -444,16 +549,9 @@ func runThroughput(ctx context.Context, c *kafkatest.Cluster, name string, cell 
 }
 
 func runGoThroughput(ctx context.Context, addrs []string, name string, cell throughputCell) (throughputRun, error) {
-	open := openRollsafe
-	switch name {
-	case "kgo":
-		open = openKgo
-	case "sarama":
-		open = openSarama
-	case "rollsafe-1conn":
-		open = func(_ context.Context, addrs []string, codec compress.Codec, ack ackFunc) (peerProducer, error) {
-			return newRollsafe(addrs, codec, ack, client.ProduceConnections(1))
-		}
+	open, err := goOpener(name)
+	if err != nil {
+		return throughputRun{}, err
 	}
 	p, err := open(ctx, addrs, cell.codec, nil)
 	if err != nil {
@@ -505,17 +603,7 @@ func runCeilingThroughput(ctx context.Context, addrs []string, lanes int, cell t
 // runChildThroughput runs the Java or Python peer's bench mode and reads
 // its "bench SECONDS CPU_SECONDS ACKED FAILED" line.
 func runChildThroughput(ctx context.Context, addrs []string, name string, cell throughputCell) (throughputRun, error) {
-	var bin string
-	var args, props []string
-	var err error
-	codec := cell.codec.String()
-	if name == "java" {
-		bin, args, err = javaCmd()
-		props = []string{"compression.type=" + codec}
-	} else {
-		bin, args, err = pythonCmd(false)
-		props = []string{"compression.codec=" + codec, "partitioner=murmur2_random"}
-	}
+	bin, args, props, err := peerCmd(name, cell.codec)
 	if err != nil {
 		return throughputRun{}, err
 	}

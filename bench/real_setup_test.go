@@ -3,10 +3,13 @@
 package bench
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rollsafe/rollsafe/kafkatest"
@@ -101,9 +104,32 @@ func javaCmd() (string, []string, error) {
 	if err := exists(filepath.Join(dir, "classes", "rollsafe", "peer", "Peer.class"), "the compiled Java peer"); err != nil {
 		return "", nil, err
 	}
+	if err := javaPeerCurrent(dir); err != nil {
+		return "", nil, err
+	}
 	return java, []string{"-Xmx512m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
 		"-cp", filepath.Join(dir, "lib", "*") + string(os.PathListSeparator) + filepath.Join(dir, "classes"),
 		"rollsafe.peer.Peer"}, nil
+}
+
+// javaPeerCurrent checks that the Java peer in dir was compiled from the
+// sources here: setup.sh stamps it with the SHA-256 of pom.xml and
+// Peer.java, and a peer compiled from other sources may lack a mode the
+// tests use.
+func javaPeerCurrent(dir string) error {
+	h := sha256.New()
+	for _, f := range []string{filepath.Join("java", "pom.xml"), filepath.Join("java", "src", "main", "java", "rollsafe", "peer", "Peer.java")} {
+		b, err := os.ReadFile(filepath.Join(peerProgsDir(), f))
+		if err != nil {
+			return err
+		}
+		h.Write(b)
+	}
+	stamp, err := os.ReadFile(filepath.Join(dir, ".stamp"))
+	if err != nil || strings.TrimSpace(string(stamp)) != hex.EncodeToString(h.Sum(nil)) {
+		return fmt.Errorf("the Java peer in %s was compiled from other sources than bench/peerprogs/java (rerun setup.sh)", dir)
+	}
+	return nil
 }
 
 // kcatCmd returns kcat's path.

@@ -46,6 +46,8 @@ type loop struct {
 	closed    bool
 	failing   map[idempotence.TopicPartition]*failStreak // partitions whose attempts fail, until one is acknowledged
 	held      map[string]*heldQueue                      // records waiting for their topic's metadata (loop_held.go)
+	// placedHeld: a held record was placed in this pass (flushPlaced).
+	placedHeld bool
 
 	later  []idempotence.Input // follow-up inputs produced while acting on Ready
 	purged []chan struct{}     // Purge calls to answer once the machine's answer is acted on
@@ -174,6 +176,7 @@ func (l *loop) run() {
 			l.apply(x)
 		}
 		l.in.recycle(items)
+		l.flushPlaced()
 		l.act()
 		for _, done := range l.purged {
 			close(done)

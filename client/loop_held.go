@@ -63,6 +63,19 @@ func (l *loop) release(h holdIn, err error) {
 		return
 	}
 	l.p.appendReserved(h.r, h.rv)
+	l.placedHeld = true
+}
+
+// flushPlaced closes the batches of the held records placed in this pass
+// of the loop if a Flush is under way: it waits for them (they were
+// buffered when it began, or since), and would otherwise see them sent
+// only after Linger or its own next pass (flushPoll) — the first records
+// of a producer, held for their topic's metadata, would wait that long.
+func (l *loop) flushPlaced() {
+	if l.placedHeld && l.p.flushing.Load() > 0 {
+		l.p.acc.Flush()
+	}
+	l.placedHeld = false
 }
 
 // retire forgets a topic whose wait has ended once the loop has had every

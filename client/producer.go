@@ -44,6 +44,9 @@ type Producer struct {
 	closing atomic.Bool
 	pending atomic.Int64  // records accepted and not yet called back
 	idle    chan struct{} // signalled when pending drops to zero
+	// flushing counts the Flush calls under way: records held for their
+	// topic's metadata and placed meanwhile do not linger (loop_held.go).
+	flushing atomic.Int32
 
 	calls *callbackQueue
 
@@ -472,6 +475,8 @@ func (p *Producer) Flush(ctx context.Context) error {
 	if p.calls.inCallback() {
 		return fmt.Errorf("%w: Flush would wait for the callback it runs in", ErrInCallback)
 	}
+	p.flushing.Add(1)
+	defer p.flushing.Add(-1)
 	p.acc.Flush()
 	for p.pending.Load() > 0 {
 		select {

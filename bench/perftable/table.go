@@ -271,3 +271,163 @@ func floorColumns(r *results, k, first string, others []string) []string {
 	}
 	return cols
 }
+
+// coldSeries and shortSeries name a client's BenchmarkProduceCold and
+// BenchmarkShortLived runs in a cell's results.
+func coldSeries(client string) string  { return "cold:" + client }
+func shortSeries(client string) string { return "short:" + client }
+
+// firstAckKey is the results key of a BenchmarkFirstAck cluster.
+func firstAckKey(broker string) string { return "first/" + broker }
+
+// selectFirstAck are BenchmarkFirstAck's clusters of the given kinds: one
+// broker and three.
+func selectFirstAck(kinds []string) []string {
+	var bs []string
+	for _, k := range kinds {
+		bs = append(bs, k, k+"3")
+	}
+	return bs
+}
+
+// ms is nanoseconds as milliseconds with two decimals.
+func ms(ns float64) string { return fmt.Sprintf("%.2f", ns/1e6) }
+
+// ratios is ratio(a, b) of each pair.
+func ratios(as, bs []float64) string {
+	var out []string
+	for i := range as {
+		out = append(out, ratio(as[i], bs[i]))
+	}
+	return joined(out)
+}
+
+// header prints a markdown table's header row and separator, the first
+// left columns left-aligned.
+func header(w io.Writer, hdr []string, left int) {
+	fmt.Fprintln(w, "| "+strings.Join(hdr, " | ")+" |")
+	sep := make([]string, len(hdr))
+	for i := range sep {
+		sep[i] = "---"
+		if i >= left {
+			sep[i] = "---:"
+		}
+	}
+	fmt.Fprintln(w, "|"+strings.Join(sep, "|")+"|")
+}
+
+// writeStartTable prints the table of producers from their start, in the
+// warm table's cells: with cold, each client's rec/s and CPU per record
+// with no warm-up (BenchmarkProduceCold) and over its warm figures
+// (BenchmarkProduce); with short, each client's short-lived lifecycle
+// (BenchmarkShortLived): the time to the last acknowledgement, the CPU
+// and Close's time; the first client against each other one.
+func writeStartTable(w io.Writer, cs []cell, clients []string, cold, short bool, shortOps int, r *results) {
+	first, others := clients[0], clients[1:]
+	hdr := []string{"broker", "codec", "size"}
+	if cold {
+		hdr = append(hdr, "cold rec/s "+joined(clients), "cold / warm rec/s "+joined(clients), "(rounds min–max) "+first,
+			"cold CPU µs/rec "+joined(clients), "cold / warm CPU "+joined(clients), "(rounds min–max) "+first)
+		for _, o := range others {
+			hdr = append(hdr, "cold "+first+"/"+o+" rec/s", "cold CPU "+first+"/"+o)
+		}
+	}
+	if short {
+		hdr = append(hdr, "short-lived ms to last ack "+joined(clients))
+		for _, o := range others {
+			hdr = append(hdr, first+"/"+o, "(rounds min–max)")
+		}
+		hdr = append(hdr, "short-lived CPU ms "+joined(clients))
+		for _, o := range others {
+			hdr = append(hdr, "CPU "+first+"/"+o)
+		}
+		hdr = append(hdr, "Close ms "+joined(clients))
+	}
+	header(w, hdr, 3)
+	for _, c := range cs {
+		k := c.key()
+		row := []string{c.broker, c.codec, c.size}
+		med := func(series, unit string) float64 { return r.median(k, series, unit) }
+		if cold {
+			var coldRPS, coldCPU, warmRPS, warmCPU []float64
+			var rpsCol, cpuCol []string
+			for _, cl := range clients {
+				coldRPS = append(coldRPS, med(coldSeries(cl), "rec/s"))
+				coldCPU = append(coldCPU, med(coldSeries(cl), "cpu-ns/rec"))
+				warmRPS = append(warmRPS, med(cl, "rec/s"))
+				warmCPU = append(warmCPU, med(cl, "cpu-ns/rec"))
+				rpsCol = append(rpsCol, rate(coldRPS[len(coldRPS)-1]))
+				cpuCol = append(cpuCol, us(coldCPU[len(coldCPU)-1]))
+			}
+			row = append(row, joined(rpsCol), ratios(coldRPS, warmRPS), span(r.roundRatios(k, coldSeries(first), first, "rec/s")),
+				joined(cpuCol), ratios(coldCPU, warmCPU), span(r.roundRatios(k, coldSeries(first), first, "cpu-ns/rec")))
+			for i := range others {
+				row = append(row, ratio(coldRPS[0], coldRPS[i+1]), ratio(coldCPU[0], coldCPU[i+1]))
+			}
+		}
+		if short {
+			var toAck, cpu, closing []string
+			for _, cl := range clients {
+				toAck = append(toAck, ms(med(shortSeries(cl), "ns/op")))
+				cpu = append(cpu, ms(med(shortSeries(cl), "cpu-ns/op")))
+				closing = append(closing, ms(med(shortSeries(cl), "close-ns/op")))
+			}
+			row = append(row, joined(toAck))
+			for _, o := range others {
+				row = append(row, ratio(med(shortSeries(first), "ns/op"), med(shortSeries(o), "ns/op")),
+					span(r.roundRatios(k, shortSeries(first), shortSeries(o), "ns/op")))
+			}
+			row = append(row, joined(cpu))
+			for _, o := range others {
+				row = append(row, ratio(med(shortSeries(first), "cpu-ns/op"), med(shortSeries(o), "cpu-ns/op")))
+			}
+			row = append(row, joined(closing))
+		}
+		fmt.Fprintln(w, "| "+strings.Join(row, " | ")+" |")
+	}
+	fmt.Fprintln(w)
+	if cold {
+		fmt.Fprintf(w, "Cold: BenchmarkProduceCold, the cell's records produced by a client created inside the timed part, no warm-up: the time and the process's CPU from before NewProducer (kgo: NewClient, sarama: NewAsyncProducer) to the last record's outcome, Close not timed; cold / warm is over the first table's BenchmarkProduce figures of the same cell (medians of each), the rounds' range from each round's pair of runs.\n")
+	}
+	if short {
+		fmt.Fprintf(w, "\nShort-lived: BenchmarkShortLived, %d lifecycles per run, each creating the client, producing 1,000 of the cell's records, waiting for every outcome (a flush) and closing it: ms to last ack is the mean time from before the client's creation to the last acknowledgement, CPU the process's per lifecycle, Close included; Close ms the mean time Close took after the last acknowledgement.\n", shortOps)
+	}
+}
+
+// writeFirstAckTable prints BenchmarkFirstAck's table: per cluster, each
+// client's time from before its creation to its first record's
+// acknowledgement, its CPU per lifecycle and Close's time.
+func writeFirstAckTable(w io.Writer, brokers []string, clients []string, ops int, r *results) {
+	first, others := clients[0], clients[1:]
+	hdr := []string{"broker", "ms to first ack " + joined(clients)}
+	for _, o := range others {
+		hdr = append(hdr, first+"/"+o, "(rounds min–max)")
+	}
+	hdr = append(hdr, "CPU ms per lifecycle "+joined(clients))
+	for _, o := range others {
+		hdr = append(hdr, "CPU "+first+"/"+o)
+	}
+	hdr = append(hdr, "Close ms "+joined(clients))
+	header(w, hdr, 1)
+	for _, b := range brokers {
+		k := firstAckKey(b)
+		var toAck, cpu, closing []string
+		for _, cl := range clients {
+			toAck = append(toAck, ms(r.median(k, cl, "ns/op")))
+			cpu = append(cpu, ms(r.median(k, cl, "cpu-ns/op")))
+			closing = append(closing, ms(r.median(k, cl, "close-ns/op")))
+		}
+		row := []string{b, joined(toAck)}
+		for _, o := range others {
+			row = append(row, ratio(r.median(k, first, "ns/op"), r.median(k, o, "ns/op")), span(r.roundRatios(k, first, o, "ns/op")))
+		}
+		row = append(row, joined(cpu))
+		for _, o := range others {
+			row = append(row, ratio(r.median(k, first, "cpu-ns/op"), r.median(k, o, "cpu-ns/op")))
+		}
+		row = append(row, joined(closing))
+		fmt.Fprintln(w, "| "+strings.Join(row, " | ")+" |")
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "First ack: BenchmarkFirstAck, %d lifecycles per run, each creating the client, producing one 100 B record (uncompressed), waiting for its outcome (a flush: no client lingers) and closing it: ms to first ack is the mean time from before the client's creation to the acknowledgement (connections, metadata, producer id and the produce request); CPU the process's per lifecycle, Close included. kfake3 and sim3: three brokers, the topic's partitions spread over them.\n", ops)
+}

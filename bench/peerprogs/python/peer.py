@@ -18,6 +18,15 @@ Two modes, both idempotent with acks=all:
         bench SECONDS CPU_SECONDS ACKED FAILED
       where CPU_SECONDS is the process's user+system time of the timed part.
 
+  peer.py life BOOTSTRAP TOPIC DATAFILE COUNT LIFECYCLES [key=value ...]
+      LIFECYCLES times: creates a producer, produces COUNT keyed records from
+      DATAFILE (cycled, each lifecycle going on where the last one stopped),
+      flushes, destroys it, and writes
+        life FIRST_ACK LAST_ACK CLOSE CPU_ACK CPU_CLOSE ACKED FAILED
+      seconds from before the producer's creation to its first and last
+      acknowledgement, the destruction's own time, and the process's CPU
+      seconds from that start to the last acknowledgement and to the end.
+
 key=value pairs are librdkafka properties added to the defaults.
 """
 import logging
@@ -172,6 +181,47 @@ def bench(bootstrap, topic, path, count, warmup, extra):
     say("bench %.6f %.6f %d %d" % (elapsed, used, counts["acked"], counts["failed"]))
 
 
+def life(bootstrap, topic, path, count, lifecycles, extra):
+    recs = load(path)
+    conf = config(bootstrap, extra)
+    nxt = 0
+    for _ in range(lifecycles):
+        counts = {"acked": 0, "failed": 0, "first": None}
+
+        def cb(err, msg):
+            if err is None:
+                counts["acked"] += 1
+                if counts["first"] is None:
+                    counts["first"] = time.monotonic()
+            else:
+                counts["failed"] += 1
+                if counts["failed"] == 1:
+                    say("log first failure: %s" % err)
+
+        c0, t0 = cpu(), time.monotonic()
+        p = confluent_kafka.Producer(dict(conf))
+        for _ in range(count):
+            key, value = recs[nxt % len(recs)]
+            nxt += 1
+            e = produce(p, topic, value=value, key=key, on_delivery=cb)
+            if e is not None:
+                counts["failed"] += 1
+            p.poll(0)
+        while p.flush(60) > 0:
+            pass
+        t1, c1 = time.monotonic(), cpu()
+        # The handle is destroyed (its threads joined) when the last
+        # reference goes; close() where the binding has it.
+        close = getattr(p, "close", None)
+        if close is not None:
+            close()
+        del p
+        t2, c2 = time.monotonic(), cpu()
+        first = counts["first"] if counts["first"] is not None else t1
+        say("life %.6f %.6f %.6f %.6f %.6f %d %d" % (first - t0, t1 - t0, t2 - t1, c1 - c0, c2 - c0,
+                                                   counts["acked"], counts["failed"]))
+
+
 def main(argv):
     v = confluent_kafka.version()
     say("version confluent-kafka %s librdkafka %s" % (v if isinstance(v, str) else v[0], confluent_kafka.libversion()[0]))
@@ -179,6 +229,8 @@ def main(argv):
         scenario(argv[1], argv[2], argv[3:])
     elif len(argv) >= 6 and argv[0] == "bench":
         bench(argv[1], argv[2], argv[3], int(argv[4]), int(argv[5]), argv[6:])
+    elif len(argv) >= 6 and argv[0] == "life":
+        life(argv[1], argv[2], argv[3], int(argv[4]), int(argv[5]), argv[6:])
     else:
         sys.stderr.write(__doc__)
         return 2

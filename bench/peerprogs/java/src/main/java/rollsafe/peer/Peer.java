@@ -38,6 +38,12 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *     produces WARMUP keyed records from DATAFILE (4-byte big-endian key length, key, 4-byte
  *     value length, value; cycled), flushes, then COUNT more, flushes, and writes
  *     "bench SECONDS CPU_SECONDS ACKED FAILED" (CPU: the process's, over the timed part).
+ * Peer life BOOTSTRAP TOPIC DATAFILE COUNT LIFECYCLES [key=value ...]
+ *     LIFECYCLES times: creates a producer, produces COUNT keyed records from DATAFILE (cycled,
+ *     each lifecycle going on where the last one stopped), flushes, closes it, and writes
+ *     "life FIRST_ACK LAST_ACK CLOSE CPU_ACK CPU_CLOSE ACKED FAILED": seconds from before the
+ *     producer's creation to its first and last acknowledgement, the close's own time, and
+ *     the process's CPU seconds from that start to the last acknowledgement and to the close.
  * </pre>
  *
  * key=value pairs are producer properties added to the defaults.
@@ -168,6 +174,42 @@ public final class Peer {
         }
     }
 
+    private static void life(String bootstrap, String topic, String path, long count, int lifecycles, List<String> extra)
+            throws IOException {
+        List<byte[][]> recs = load(path);
+        long next = 0;
+        for (int l = 0; l < lifecycles; l++) {
+            AtomicLong acked = new AtomicLong(), failed = new AtomicLong(), firstAck = new AtomicLong();
+            Callback cb = (md, e) -> {
+                if (e == null) {
+                    if (acked.incrementAndGet() == 1) {
+                        firstAck.set(System.nanoTime());
+                    }
+                } else if (failed.incrementAndGet() == 1) {
+                    say("log first failure: " + reason(e));
+                }
+            };
+            long c0 = cpuNanos(), t0 = System.nanoTime();
+            long t1, c1;
+            KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config(bootstrap, extra));
+            try {
+                for (long i = 0; i < count; i++, next++) {
+                    byte[][] r = recs.get((int) (next % recs.size()));
+                    producer.send(new ProducerRecord<>(topic, r[0], r[1]), cb);
+                }
+                producer.flush();
+                t1 = System.nanoTime();
+                c1 = cpuNanos();
+            } finally {
+                producer.close();
+            }
+            long t2 = System.nanoTime(), c2 = cpuNanos();
+            long first = acked.get() > 0 ? firstAck.get() : t1;
+            say(String.format("life %.6f %.6f %.6f %.6f %.6f %d %d", (first - t0) / 1e9, (t1 - t0) / 1e9, (t2 - t1) / 1e9,
+                    (c1 - c0) / 1e9, (c2 - c0) / 1e9, acked.get(), failed.get()));
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         say("version kafka-clients " + org.apache.kafka.common.utils.internals.AppInfoParser.getVersion());
         List<String> a = Arrays.asList(args);
@@ -175,8 +217,11 @@ public final class Peer {
             scenario(args[1], args[2], a.subList(3, a.size()));
         } else if (args.length >= 6 && args[0].equals("bench")) {
             bench(args[1], args[2], args[3], Long.parseLong(args[4]), Long.parseLong(args[5]), a.subList(6, a.size()));
+        } else if (args.length >= 6 && args[0].equals("life")) {
+            life(args[1], args[2], args[3], Long.parseLong(args[4]), Integer.parseInt(args[5]), a.subList(6, a.size()));
         } else {
-            System.err.println("usage: Peer scenario BOOTSTRAP TOPIC [k=v ...] | bench BOOTSTRAP TOPIC DATAFILE COUNT WARMUP [k=v ...]");
+            System.err.println("usage: Peer scenario BOOTSTRAP TOPIC [k=v ...] | bench BOOTSTRAP TOPIC DATAFILE COUNT WARMUP [k=v ...]"
+                    + " | life BOOTSTRAP TOPIC DATAFILE COUNT LIFECYCLES [k=v ...]");
             System.exit(2);
         }
         System.exit(0);
