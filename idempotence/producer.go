@@ -292,6 +292,9 @@ func (pr *Producer) expire(p *partition, now time.Time) {
 // delivers the acknowledged prefix, and once nothing is in flight, reads the
 // tail or moves to a fresh epoch as needed.
 func (pr *Producer) settle(p *partition) {
+	if p.stopped != nil {
+		pr.failStopped(p)
+	}
 	// While the log is to be read, acknowledged batches wait: the read may
 	// report data loss, and a caller that waited for these deliveries (a
 	// flush) must have heard of it by then — so they wait, too, while a
@@ -399,4 +402,18 @@ func (pr *Producer) moveEpoch(p *partition) bool {
 		pr.emit(EpochBumped{TP: p.tp, ProducerID: p.pid, Epoch: p.epoch})
 	}
 	return true
+}
+
+// failStopped fails, with the partition's stop, every batch of a stopped
+// partition known not written (never sent, or every attempt refused and
+// none in flight); one in flight or with an unknown outcome ends with its
+// answer or its deadline.
+func (pr *Producer) failStopped(p *partition) {
+	for i := 0; i < len(p.batches); i++ {
+		b := p.batches[i]
+		if b.st == stQueued || (b.st == stNotAppended && !b.unknown) {
+			pr.fail(p, b, p.stopped)
+			i--
+		}
+	}
 }
