@@ -195,18 +195,25 @@ func (a *Accumulator) AppendSourceTo(ctx context.Context, ref PartitionRef, src 
 		if ch == nil {
 			return err
 		}
-		select {
-		case <-ch:
-			a.mu.Lock()
-			a.waiters--
-			a.mu.Unlock()
-		case <-ctx.Done():
-			a.mu.Lock()
-			a.waiters--
-			a.mu.Unlock()
-			return ctx.Err()
+		if err := a.awaitRoom(ctx, ch); err != nil {
+			return err
 		}
 	}
+}
+
+// awaitRoom waits, as one of the waiters tryAppend or tryReserve counted,
+// for ch (room freed) or the end of ctx (its error).
+func (a *Accumulator) awaitRoom(ctx context.Context, ch <-chan struct{}) error {
+	var err error
+	select {
+	case <-ch:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	a.mu.Lock()
+	a.waiters--
+	a.mu.Unlock()
+	return err
 }
 
 // TryAppend is Append without waiting: it fails with ErrBufferFull when

@@ -27,16 +27,8 @@ func (a *Accumulator) Reserve(ctx context.Context, src Source) (Reservation, err
 		if ch == nil {
 			return rv, err
 		}
-		select {
-		case <-ch:
-			a.mu.Lock()
-			a.waiters--
-			a.mu.Unlock()
-		case <-ctx.Done():
-			a.mu.Lock()
-			a.waiters--
-			a.mu.Unlock()
-			return Reservation{}, ctx.Err()
+		if err := a.awaitRoom(ctx, ch); err != nil {
+			return Reservation{}, err
 		}
 	}
 }
