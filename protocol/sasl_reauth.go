@@ -156,20 +156,11 @@ func (c *Conn) reauthenticate(m SASLMechanism) {
 		return
 	}
 
-	gate := make(chan struct{})
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
+	release, ok := c.holdRequests()
+	if !ok {
 		return
 	}
-	c.reauth.gate = gate
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		c.reauth.gate = nil
-		c.mu.Unlock()
-		close(gate)
-	}()
+	defer release()
 
 	limit := c.cfg.DialTimeout + max(c.cfg.RequestTimeout, 0)
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
@@ -191,20 +182,11 @@ func (c *Conn) reauthenticate(m SASLMechanism) {
 // for those in flight to be answered, then closes the connection with err:
 // the requests held back fail unwritten, and are sent on a new connection.
 func (c *Conn) closeIdle(err error) {
-	gate := make(chan struct{})
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
+	release, ok := c.holdRequests()
+	if !ok {
 		return
 	}
-	c.reauth.gate = gate
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		c.reauth.gate = nil
-		c.mu.Unlock()
-		close(gate)
-	}()
+	defer release()
 	c.reauth.mu.Lock()
 	end := c.reauth.end
 	c.reauth.mu.Unlock()
@@ -273,4 +255,23 @@ func (c *Conn) awaitReauthVerdict() {
 	case <-g:
 	case <-t.C:
 	}
+}
+
+// holdRequests makes new requests wait (the re-authentication gate) until
+// release is called; false if the connection is closed.
+func (c *Conn) holdRequests() (release func(), ok bool) {
+	gate := make(chan struct{})
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, false
+	}
+	c.reauth.gate = gate
+	c.mu.Unlock()
+	return func() {
+		c.mu.Lock()
+		c.reauth.gate = nil
+		c.mu.Unlock()
+		close(gate)
+	}, true
 }
