@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -122,17 +123,52 @@ func selected(env string, all, def []string) []string {
 }
 
 func TestRealPeers(t *testing.T) {
-	var scNames, peerNames []string
-	for _, s := range realScenarios {
-		scNames = append(scNames, s.name)
+	runRealPeers(t, kafkatest.DefaultVersion, selected("ROLLSAFE_PEER_SCENARIOS", scenarioNames(), nil))
+}
+
+// TestRealPeersVersions runs scenarios on the other broker versions the
+// harness has (3.9.2 in KRaft mode, 2.8.1 with ZooKeeper): by default
+// (and in CI) the compound failure, every peer; ROLLSAFE_PEER_SCENARIOS
+// names others ("all" for the per-version tables of docs/peers.md) and
+// ROLLSAFE_PEER_KAFKA_VERSIONS the versions (comma separated). With
+// ROLLSAFE_PEERS_TABLE=file, each version's table goes to file with the
+// version before its extension.
+//
+//	cd bench && ROLLSAFE_PEER_SCENARIOS=all go test -run TestRealPeersVersions/2.8.1 -v -timeout 60m
+func TestRealPeersVersions(t *testing.T) {
+	var others []string
+	for _, v := range kafkatest.Versions() {
+		if v != kafkatest.DefaultVersion {
+			others = append(others, string(v))
+		}
 	}
+	wantSc := selected("ROLLSAFE_PEER_SCENARIOS", scenarioNames(), []string{"compound"})
+	for _, name := range selected("ROLLSAFE_PEER_KAFKA_VERSIONS", others, nil) {
+		v, err := kafkatest.ParseVersion(name)
+		if err != nil {
+			t.Fatalf("ROLLSAFE_PEER_KAFKA_VERSIONS: %v", err)
+		}
+		t.Run(string(v), func(t *testing.T) { runRealPeers(t, v, wantSc) })
+	}
+}
+
+func scenarioNames() []string {
+	var out []string
+	for _, s := range realScenarios {
+		out = append(out, s.name)
+	}
+	return out
+}
+
+// runRealPeers runs the scenarios named in wantSc, every selected peer at
+// once, on one cluster of Kafka version v.
+func runRealPeers(t *testing.T, v kafkatest.Version, wantSc []string) {
+	scNames := scenarioNames()
+	var peerNames []string
 	for _, p := range realPeers() {
 		peerNames = append(peerNames, p.name)
 	}
-	wantSc := selected("ROLLSAFE_PEER_SCENARIOS", scNames, nil)
-	// Every peer, rollsafe included, also in CI (rollsafe was held back
-	// while it fell behind slow acknowledgements; bench/README.md,
-	// "Results").
+	// Every peer, rollsafe included, also in CI.
 	wantPeers := selected("ROLLSAFE_PEERS", peerNames, nil)
 	for _, n := range wantSc {
 		if !slices.Contains(scNames, n) {
@@ -162,7 +198,7 @@ func TestRealPeers(t *testing.T) {
 	// A broker restarted while seven clients load the cluster on two
 	// shared cores can take minutes to serve (a killed one recovers its
 	// logs first): 90 s failed the kill scenario once at load average 40.
-	c := kafkatest.LaunchT(t, kafkatest.Config{StartTimeout: 4 * time.Minute})
+	c := kafkatest.LaunchT(t, kafkatest.Config{Version: v, StartTimeout: 4 * time.Minute})
 	var results []peerResult
 	for _, sc := range realScenarios {
 		if !slices.Contains(wantSc, sc.name) {
@@ -181,8 +217,12 @@ func TestRealPeers(t *testing.T) {
 		})
 	}
 	table := resultsTable(results)
-	t.Log("\n" + table)
+	t.Logf("Kafka %s\n%s", v, table)
 	if path := os.Getenv("ROLLSAFE_PEERS_TABLE"); path != "" {
+		if v != kafkatest.DefaultVersion {
+			ext := filepath.Ext(path)
+			path = strings.TrimSuffix(path, ext) + "-" + string(v) + ext
+		}
 		if err := os.WriteFile(path, []byte(table), 0o644); err != nil {
 			t.Error(err)
 		}
@@ -645,19 +685,20 @@ func faultMinInsync(g *realGroup) {
 	g.awaitAll(150, "after the outage")
 }
 
-// The compound failure of issue 37 (kept short for CI: the same sequence
-// as the 60 s freeze reported, with a 40 s one).
+// The compound failure (kept short for CI: a 40 s freeze;
+// ROLLSAFE_COMPOUND_FREEZE=60s plays the longer one).
 const (
-	compoundFreeze  = 40 * time.Second // the leader of partition 0 stays frozen
-	compoundKillAt  = 10 * time.Second // a second broker is killed, this far into the freeze
-	compoundLeeway  = 5 * time.Second  // rollsafe's stall after the heal may exceed the best Go peer's by this much
-	compoundCompare = "kgo,sarama"     // the peers rollsafe's recovery is held to
+	compoundFreezeCI = 40 * time.Second // the leader of partition 0 stays frozen
+	compoundKillAt   = 10 * time.Second // a second broker is killed, this far into the freeze
+	compoundLeeway   = 5 * time.Second  // rollsafe's stall after the heal may exceed the best Go peer's by this much
+	compoundCompare  = "kgo,sarama"     // the peers rollsafe's recovery is held to
 )
 
 // faultCompound: the leader of partition 0 is frozen (SIGSTOP); 10 s in,
 // a second broker is killed (SIGKILL), so one replica of three is left
-// running — below min.insync.replicas=2 everywhere, and, the nodes being
-// combined KRaft voters, without a controller quorum; at 40 s both come
+// running — below min.insync.replicas=2 everywhere, and, on KRaft (the
+// nodes are combined voters), without a controller quorum; with ZooKeeper
+// (2.8.1) the controller moves to the running broker; at 40 s both come
 // back. The heal is when every topic has all its replicas in sync again;
 // each peer's longest stall after it is compared (judgeRecovery).
 func faultCompound(g *realGroup) {
@@ -673,7 +714,7 @@ func faultCompound(g *realGroup) {
 		g.t.Fatal(err)
 	}
 	g.note("broker %d killed %v into the pause", second, time.Since(paused).Round(time.Millisecond))
-	time.Sleep(time.Until(paused.Add(compoundFreeze)))
+	time.Sleep(time.Until(paused.Add(compoundFreeze(g.t))))
 	if err := g.c.Resume(victim); err != nil {
 		g.t.Fatal(err)
 	}
@@ -692,6 +733,21 @@ func faultCompound(g *realGroup) {
 	}
 	g.note("every replica in sync again")
 	g.awaitAll(150, "after the heal")
+}
+
+// compoundFreeze is how long the leader stays frozen:
+// ROLLSAFE_COMPOUND_FREEZE (a Go duration above compoundKillAt) or
+// compoundFreezeCI.
+func compoundFreeze(t *testing.T) time.Duration {
+	v := os.Getenv("ROLLSAFE_COMPOUND_FREEZE")
+	if v == "" {
+		return compoundFreezeCI
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= compoundKillAt {
+		t.Fatalf("ROLLSAFE_COMPOUND_FREEZE=%q: want a duration above %v", v, compoundKillAt)
+	}
+	return d
 }
 
 // judgeRecovery holds rollsafe's longest stall after the heal to the best
