@@ -2,15 +2,15 @@
 // cluster (kafkatest) through the faults real clusters have — controlled
 // shutdown and preferred-leader election (the seed, confluent-kafka-go#830),
 // kill -9, rolling restarts, a paused zombie leader, a network blackhole,
-// MESSAGE_TOO_LARGE, producer-id expiry, a min.insync.replicas outage —
-// and reads every partition back to prove nothing was lost, duplicated or
+// MESSAGE_TOO_LARGE, producer-id expiry, a min.insync.replicas outage, a
+// topic deleted and created again — and reads every partition back to prove nothing was lost, duplicated or
 // reordered. Tests only.
 //
 // They run on Kafka 4.4 (the default); TestKafkaVersions plays seed,
-// kill and zombie on 3.9.2 (KRaft) and 2.8.1 (ZooKeeper mode), each on a
-// cluster of its own (about 1.5 and 2.5 minutes). ROLLSAFE_KAFKA_VERSIONS
+// kill, zombie and recreated on 3.9.2 (KRaft) and 2.8.1 (ZooKeeper mode),
+// each on a cluster of its own. ROLLSAFE_KAFKA_VERSIONS
 // plays more on demand: "all" (every older version) or a list such as
-// "2.8" or "3.9,4.4" runs clean, seed, kill, zombie, rolling, blackhole,
+// "2.8" or "3.9,4.4" runs clean, seed, kill, zombie, recreated, rolling, blackhole,
 // toolarge, mininsync, restart (a leader killed and started at once) and
 // unclean on each; "none" skips them.
 //

@@ -26,11 +26,13 @@ func one(name string, play func(*testing.T, *kafkatest.Cluster, string)) version
 
 // ciScenarios run on every older version in every run (CI included): the
 // seed (controlled shutdown, restart, leadership handed back), a crashed
-// leader and a frozen one.
+// leader, a frozen one, and a topic deleted and created again (topic ids;
+// with ZooKeeper the deletion completes in the background).
 var ciScenarios = []versionScenario{
 	one("seed", playSeed),
 	one("kill", playKillLeader),
 	one("zombie", playZombieLeader),
+	one("recreated", playTopicRecreated),
 }
 
 // allScenarios run on demand (ROLLSAFE_KAFKA_VERSIONS set).
