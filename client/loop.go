@@ -48,6 +48,9 @@ type loop struct {
 	held      map[string]*heldQueue                      // records waiting for their topic's metadata (loop_held.go)
 	// placedHeld: a held record was placed in this pass (flushPlaced).
 	placedHeld bool
+	// cancelled: records whose Produce context ended, until taken back
+	// or called back (loop_cancel.go).
+	cancelled map[*Record]*cancelReg
 
 	later  []idempotence.Input // follow-up inputs produced while acting on Ready
 	purged []chan struct{}     // Purge calls to answer once the machine's answer is acted on
@@ -169,6 +172,7 @@ func (l *loop) run() {
 		if l.p.cfg.syncTest {
 			canonical(items)
 		}
+		l.noteCancels(items)
 		if tick {
 			l.apply(idempotence.Tick{})
 		}
@@ -176,6 +180,9 @@ func (l *loop) run() {
 			l.apply(x)
 		}
 		l.in.recycle(items)
+		if len(l.cancelled) > 0 {
+			l.pruneCancelled()
+		}
 		l.flushPlaced()
 		l.act()
 		for _, done := range l.purged {
@@ -233,6 +240,9 @@ func (l *loop) step(in idempotence.Input) {
 // newBatch hands a closed batch to the machine, telling it the partition's
 // leader the first time the partition is seen.
 func (l *loop) newBatch(b *batching.Batch) {
+	if b = l.withdrawArriving(b); b == nil {
+		return
+	}
 	tp := idempotence.TopicPartition{Topic: b.TP.Topic, Partition: b.TP.Partition}
 	if !l.known[tp] {
 		l.known[tp] = true
