@@ -114,7 +114,9 @@ func (l *loop) without(b *batching.Batch) (nb *batching.Batch, ok bool) {
 		l.p.log.Warn("rollsafe: could not take cancelled records out of their batch; they are sent", "topic", b.TP.Topic, "partition", b.TP.Partition, "err", err)
 		return nil, false
 	}
+	tp := b.TP
 	l.p.acc.Release(b)
+	l.p.resolved(tp, len(taken))
 	for _, reg := range taken {
 		delete(l.cancelled, reg.r)
 		l.p.finish(reg.r, withdrawnError(reg.ctx))

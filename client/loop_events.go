@@ -54,6 +54,7 @@ func (l *loop) event(ev idempotence.Event) {
 // that attempt is answered, so its bytes are never reused while they may
 // still be written. base is the offset of the batch's first record, or -1.
 func (l *loop) finish(id idempotence.BatchID, bs *batchState, base int64, err error) {
+	l.p.resolved(bs.b.TP, bs.b.Records)
 	if bs.outstanding {
 		l.pinned[id] = bs
 		l.p.calls.pushTokens(bs.b.Sources(), base, err, nil)

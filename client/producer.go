@@ -50,9 +50,10 @@ type Producer struct {
 
 	calls *callbackQueue
 
-	deliverFn func(*Record, error) // p.deliver, allocated once
-	held      heldTopics           // topics whose records wait for metadata in the loop
-	parts     partCache            // each known topic's partition refs
+	deliverFn  func(*Record, error) // p.deliver, allocated once
+	backupPart BackupPartitioner    // cfg.partitioner, if it chooses by backlog
+	held       heldTopics           // topics whose records wait for metadata in the loop
+	parts      partCache            // each known topic's partition refs
 
 	unknownMu sync.Mutex
 	unknown   map[string]unknownTopic
@@ -104,6 +105,9 @@ func NewProducer(opts ...Option) (*Producer, error) {
 		idle:     make(chan struct{}, 1),
 		metaKick: make(chan struct{}, 1),
 		unknown:  make(map[string]unknownTopic),
+	}
+	if bp, ok := cfg.partitioner.(BackupPartitioner); ok {
+		p.backupPart, p.parts.track = bp, true
 	}
 	p.loop = newLoop(p, idempotence.New(idempotence.Config{
 		MaxInFlight:          cfg.maxInFlight,
@@ -357,7 +361,11 @@ func (p *Producer) appendReserved(r *Record, rv batching.Reservation) {
 func (p *Producer) appendTo(ctx context.Context, r *Record, tp *topicParts, try bool, rv *batching.Reservation) {
 	part := r.Partition
 	if !r.HasPartition {
-		part = p.cfg.partitioner.Partition(r, tp.n)
+		if bp := p.backupPart; bp != nil {
+			part = bp.PartitionByBackup(r, tp.n, tp)
+		} else {
+			part = p.cfg.partitioner.Partition(r, tp.n)
+		}
 	}
 	if part < 0 || part >= tp.n {
 		if rv != nil {
@@ -378,6 +386,10 @@ func (p *Producer) appendTo(ctx context.Context, r *Record, tp *topicParts, try 
 	}
 	if err != nil {
 		p.finish(r, notWritten(accError(ctx, err)))
+		return
+	}
+	if tp.backlog != nil {
+		tp.addBacklog(part, 1)
 	}
 }
 
