@@ -63,8 +63,9 @@ type loop struct {
 // batchState is one closed batch the loop owns until it is resolved.
 type batchState struct {
 	b           *batching.Batch
-	sent        bool // dispatched at least once (for the BatchSent hook's retry flag)
-	outstanding bool // dispatched, and that attempt not yet answered
+	sent        bool      // dispatched at least once (for the BatchSent hook's retry flag)
+	outstanding bool      // dispatched, and that attempt not yet answered
+	born        time.Time // when the loop received it (its parts inherit it), for BatchDone
 }
 
 // inbox is the loop's unbounded input queue: posting never blocks, so no
@@ -250,7 +251,7 @@ func (l *loop) newBatch(b *batching.Batch) {
 		l.leaders([]idempotence.TopicPartition{tp})
 	}
 	l.nextID++
-	l.batches[l.nextID] = &batchState{b: b}
+	l.batches[l.nextID] = &batchState{b: b, born: time.Now()}
 	l.step(idempotence.NewBatch{TP: tp, ID: l.nextID, Records: int32(b.Records), Deadline: time.Now().Add(l.p.cfg.deliveryTimeout),
 		Stamp: time.UnixMilli(b.MaxTimestamp())})
 }

@@ -56,7 +56,7 @@ func (l *loop) noteCancels(items []any) {
 		var parts []idempotence.Part
 		if nb != nil {
 			l.nextID++
-			l.batches[l.nextID] = &batchState{b: nb}
+			l.batches[l.nextID] = &batchState{b: nb, born: bs.born}
 			parts = []idempotence.Part{{ID: l.nextID, Records: int32(nb.Records)}}
 		}
 		l.step(idempotence.Withdraw{TP: tp, ID: id, Parts: parts})
@@ -119,7 +119,9 @@ func (l *loop) without(b *batching.Batch) (nb *batching.Batch, ok bool) {
 	l.p.resolved(tp, len(taken))
 	for _, reg := range taken {
 		delete(l.cancelled, reg.r)
-		l.p.finish(reg.r, withdrawnError(reg.ctx))
+		err := withdrawnError(reg.ctx)
+		l.p.hooks.BatchDone(tp.Topic, tp.Partition, 1, 0, 0, publicError(err))
+		l.p.finish(reg.r, err)
 	}
 	return nb, true
 }
@@ -133,7 +135,9 @@ func (l *loop) withdrawHeld() {
 			if reg := l.cancelledReg(h.r); reg != nil {
 				delete(l.cancelled, h.r)
 				l.p.acc.Unreserve(h.rv)
-				l.p.finish(h.r, withdrawnError(reg.ctx))
+				err := withdrawnError(reg.ctx)
+				l.p.hooks.BatchDone(topic, h.r.Partition, 1, 0, 0, publicError(err))
+				l.p.finish(h.r, err)
 				continue
 			}
 			kept = append(kept, h)

@@ -128,13 +128,24 @@ func NewProducer(opts ...Option) (*Producer, error) {
 		Logger:         cfg.logger,
 		Dial:           cfg.dial,
 	}
+	hooks := cfg.hooks
 	p.meta = protocol.NewMetadata(cfg.brokers, protocol.MetadataConfig{
-		Conn:                   connCfg,
+		Conn: connCfg,
+		Dial: func(ctx context.Context, addr string) (*protocol.Conn, error) {
+			start := time.Now()
+			c, err := protocol.Dial(ctx, addr, connCfg)
+			hooks.BrokerConnect(-1, addr, time.Since(start), err)
+			if err == nil {
+				c.AfterDone(func(err error) { hooks.BrokerDisconnect(-1, addr, err) })
+			}
+			return c, err
+		},
 		RefreshTimeout:         cfg.requestTimeout,
 		Logger:                 cfg.logger,
 		AllowAutoTopicCreation: cfg.autoCreate,
 	})
-	poolCfg := protocol.PoolConfig{Conn: connCfg, BackoffMin: 20 * time.Millisecond, BackoffMax: time.Second, Logger: cfg.logger}
+	poolCfg := protocol.PoolConfig{Conn: connCfg, BackoffMin: 20 * time.Millisecond, BackoffMax: time.Second, Logger: cfg.logger,
+		OnConnect: hooks.BrokerConnect, OnDisconnect: hooks.BrokerDisconnect}
 	if cfg.syncTest {
 		poolCfg.Jitter = simJitter
 	}
