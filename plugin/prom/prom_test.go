@@ -141,4 +141,3 @@ func TestMetricsAfterProducing(t *testing.T) {
 		t.Error("fewer produce requests timed than partitions written")
 	}
 }
-
