@@ -104,3 +104,66 @@ func TestSplitEdges(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// TestWithout: the records kept are re-batched in order, decode with
+// their own contents and tokens, and the dropped ones leave the buffer
+// accounting at once; dropping every record gives no batch.
+func TestWithout(t *testing.T) {
+	for _, codec := range compress.Codecs() {
+		t.Run(codec.String(), func(t *testing.T) {
+			col := newCollector()
+			a := newAcc(t, Config{Codec: codec, Linger: -1, Workers: 1}, col.ready)
+			tp := TopicPartition{"t", 0}
+			recs := randomRecords(7, 10, 200)
+			appendN(t, a, tp, recs)
+			drain(t, a)
+			b := col.batches(tp)[0]
+			nRec, _ := a.Buffered()
+			drop := func(i int) bool { return i%3 == 1 } // 1, 4 dropped
+			nb, err := b.Without(drop)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var kept []Record
+			var tokens []int
+			for i := range recs {
+				if !drop(i) {
+					kept, tokens = append(kept, recs[i]), append(tokens, i)
+				}
+			}
+			if nb.Records != len(kept) || nb.TP != tp || nb.Codec() != codec {
+				t.Fatalf("%d records, %v, %v", nb.Records, nb.TP, nb.Codec())
+			}
+			if err := checkKmsg(nb.Bytes(), kept); err != nil {
+				t.Fatal(err)
+			}
+			d, err := DecodeBatches(nb.Bytes(), 1<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j := range d[0].Records {
+				if err := sameRecord(&kept[j], &d[0].Records[j]); err != nil {
+					t.Fatalf("record %d: %v", j, err)
+				}
+				if nb.Token(j) != tokens[j] {
+					t.Fatalf("record %d: token %v, want %d", j, nb.Token(j), tokens[j])
+				}
+			}
+			if r, _ := a.Buffered(); r != nRec-(len(recs)-len(kept)) {
+				t.Fatalf("buffered %d records after Without, want %d", r, nRec-(len(recs)-len(kept)))
+			}
+			a.Release(b)
+			if r, _ := a.Buffered(); r != len(kept) {
+				t.Fatalf("buffered %d records after releasing the old batch, want %d", r, len(kept))
+			}
+			none, err := nb.Without(func(int) bool { return true })
+			if err != nil || none != nil {
+				t.Fatalf("dropping every record: %v, %v", none, err)
+			}
+			a.Release(nb)
+			if r, by := a.Buffered(); r != 0 || by != 0 {
+				t.Fatalf("buffered %d records, %d bytes after releasing everything", r, by)
+			}
+		})
+	}
+}

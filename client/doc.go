@@ -39,7 +39,10 @@
 //
 // Defaults: idempotent, acks=all, five requests in flight per partition,
 // linger 5ms, gzip, murmur2 (Java-compatible) for keyed records, uniform
-// sticky partitioning (KIP-794) for the others.
+// sticky partitioning (KIP-794) for the others. WithPartitioner takes
+// RoundRobinPartitioner, LeastBackupPartitioner (the partition with the
+// fewest records outstanding), StickyKeyPartitioner (a key hash of your
+// own) or a Partitioner of yours.
 //
 // # Architecture
 //

@@ -48,6 +48,9 @@ type loop struct {
 	held      map[string]*heldQueue                      // records waiting for their topic's metadata (loop_held.go)
 	// placedHeld: a held record was placed in this pass (flushPlaced).
 	placedHeld bool
+	// cancelled: records whose Produce context ended, until taken back
+	// or called back (loop_cancel.go).
+	cancelled map[*Record]*cancelReg
 
 	later  []idempotence.Input // follow-up inputs produced while acting on Ready
 	purged []chan struct{}     // Purge calls to answer once the machine's answer is acted on
@@ -60,8 +63,9 @@ type loop struct {
 // batchState is one closed batch the loop owns until it is resolved.
 type batchState struct {
 	b           *batching.Batch
-	sent        bool // dispatched at least once (for the BatchSent hook's retry flag)
-	outstanding bool // dispatched, and that attempt not yet answered
+	sent        bool      // dispatched at least once (for the BatchSent hook's retry flag)
+	outstanding bool      // dispatched, and that attempt not yet answered
+	born        time.Time // when the loop received it (its parts inherit it), for BatchDone
 }
 
 // inbox is the loop's unbounded input queue: posting never blocks, so no
@@ -169,6 +173,7 @@ func (l *loop) run() {
 		if l.p.cfg.syncTest {
 			canonical(items)
 		}
+		l.noteCancels(items)
 		if tick {
 			l.apply(idempotence.Tick{})
 		}
@@ -176,6 +181,9 @@ func (l *loop) run() {
 			l.apply(x)
 		}
 		l.in.recycle(items)
+		if len(l.cancelled) > 0 {
+			l.pruneCancelled()
+		}
 		l.flushPlaced()
 		l.act()
 		for _, done := range l.purged {
@@ -233,6 +241,9 @@ func (l *loop) step(in idempotence.Input) {
 // newBatch hands a closed batch to the machine, telling it the partition's
 // leader the first time the partition is seen.
 func (l *loop) newBatch(b *batching.Batch) {
+	if b = l.withdrawArriving(b); b == nil {
+		return
+	}
 	tp := idempotence.TopicPartition{Topic: b.TP.Topic, Partition: b.TP.Partition}
 	if !l.known[tp] {
 		l.known[tp] = true
@@ -240,7 +251,7 @@ func (l *loop) newBatch(b *batching.Batch) {
 		l.leaders([]idempotence.TopicPartition{tp})
 	}
 	l.nextID++
-	l.batches[l.nextID] = &batchState{b: b}
+	l.batches[l.nextID] = &batchState{b: b, born: time.Now()}
 	l.step(idempotence.NewBatch{TP: tp, ID: l.nextID, Records: int32(b.Records), Deadline: time.Now().Add(l.p.cfg.deliveryTimeout),
 		Stamp: time.UnixMilli(b.MaxTimestamp())})
 }

@@ -3,6 +3,7 @@ package client
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/rollsafe/rollsafe/idempotence"
 )
@@ -54,6 +55,12 @@ func (l *loop) event(ev idempotence.Event) {
 // that attempt is answered, so its bytes are never reused while they may
 // still be written. base is the offset of the batch's first record, or -1.
 func (l *loop) finish(id idempotence.BatchID, bs *batchState, base int64, err error) {
+	l.p.resolved(bs.b.TP, bs.b.Records)
+	var perr error
+	if err != nil {
+		perr = publicError(err)
+	}
+	l.p.hooks.BatchDone(bs.b.TP.Topic, bs.b.TP.Partition, bs.b.Records, bs.b.UncompressedBytes(), time.Since(bs.born), perr)
 	if bs.outstanding {
 		l.pinned[id] = bs
 		l.p.calls.pushTokens(bs.b.Sources(), base, err, nil)
@@ -93,7 +100,7 @@ func (l *loop) split(tp idempotence.TopicPartition, id idempotence.BatchID) idem
 	ps := make([]idempotence.Part, len(parts))
 	for i, nb := range parts {
 		l.nextID++
-		l.batches[l.nextID] = &batchState{b: nb}
+		l.batches[l.nextID] = &batchState{b: nb, born: bs.born}
 		ps[i] = idempotence.Part{ID: l.nextID, Records: int32(nb.Records)}
 	}
 	delete(l.batches, id)

@@ -17,6 +17,8 @@ import (
 type partCache struct {
 	cur atomic.Pointer[partTable]
 	mu  sync.Mutex // serialises rebuilding cur
+	// track: keep each partition's backlog (a BackupPartitioner is used).
+	track bool
 }
 
 // partTable is immutable once published.
@@ -25,10 +27,28 @@ type partTable struct {
 	topics map[string]*topicParts
 }
 
-// topicParts is one topic's partitions: refs[i] is partition i's.
+// topicParts is one topic's partitions: refs[i] is partition i's, and
+// backlog[i] its records accepted and not yet resolved (only when the
+// cache tracks them; the counters, like the refs, outlive tables).
 type topicParts struct {
-	n    int32
-	refs []batching.PartitionRef
+	n       int32
+	refs    []batching.PartitionRef
+	backlog []*atomic.Int64
+}
+
+// Backlog implements Backlogs.
+func (tp *topicParts) Backlog(partition int32) int64 {
+	if int(partition) >= len(tp.backlog) {
+		return 0
+	}
+	return tp.backlog[partition].Load()
+}
+
+// addBacklog counts n records accepted (n < 0: resolved) on partition.
+func (tp *topicParts) addBacklog(partition int32, n int64) {
+	if int(partition) < len(tp.backlog) {
+		tp.backlog[partition].Add(n)
+	}
 }
 
 // lookup returns topic's partitions, or nil if the metadata does not know
@@ -67,32 +87,51 @@ func (c *partCache) add(counts *protocol.Counts, acc *batching.Accumulator, topi
 			if old.counts == counts {
 				t.topics[name] = otp
 			} else if on, ok := counts.Partitions(name); ok && on > 0 {
-				t.topics[name] = newTopicParts(acc, name, on, otp)
+				t.topics[name] = newTopicParts(acc, name, on, otp, c.track)
 			}
 		}
 	}
 	tp := t.topics[topic]
 	if tp == nil {
-		tp = newTopicParts(acc, topic, n, nil)
+		tp = newTopicParts(acc, topic, n, nil, c.track)
 		t.topics[topic] = tp
 	}
 	c.cur.Store(t)
 	return tp
 }
 
-// newTopicParts returns topic's n partitions, reusing prev's refs (a
-// partition's ref never changes).
-func newTopicParts(acc *batching.Accumulator, topic string, n int32, prev *topicParts) *topicParts {
+// newTopicParts returns topic's n partitions, reusing prev's refs and
+// backlog counters (a partition's never change); track: with backlogs.
+func newTopicParts(acc *batching.Accumulator, topic string, n int32, prev *topicParts, track bool) *topicParts {
 	if prev != nil && prev.n == n {
 		return prev
 	}
 	tp := &topicParts{n: n, refs: make([]batching.PartitionRef, n)}
+	if track {
+		tp.backlog = make([]*atomic.Int64, n)
+	}
 	for i := range tp.refs {
 		if prev != nil && i < len(prev.refs) {
 			tp.refs[i] = prev.refs[i]
+			if track {
+				tp.backlog[i] = prev.backlog[i]
+			}
 			continue
 		}
 		tp.refs[i] = acc.Ref(batching.TopicPartition{Topic: topic, Partition: int32(i)})
+		if track {
+			tp.backlog[i] = new(atomic.Int64)
+		}
 	}
 	return tp
+}
+
+// resolved counts n records of tp resolved, for the backlogs.
+func (p *Producer) resolved(tp batching.TopicPartition, n int) {
+	if !p.parts.track || n == 0 {
+		return
+	}
+	if t := p.parts.lookup(p.meta, p.acc, tp.Topic); t != nil {
+		t.addBacklog(tp.Partition, -int64(n))
+	}
 }

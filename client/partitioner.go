@@ -60,8 +60,12 @@ func KeyPartition(key []byte, numPartitions int32) int32 {
 // have gone there, then to another chosen at random.
 type DefaultPartitioner struct {
 	// BatchBytes is how many bytes an unkeyed topic sticks to one partition
-	// for; the producer sets it to its batch size when zero.
+	// for; 16 KiB when zero.
 	BatchBytes int
+	// KeyHash, if set, chooses keyed records' partitions instead of
+	// murmur2: hash(key, n) must be in [0, n) (a record given another
+	// partition fails ErrUnknownPartition). See StickyKeyPartitioner.
+	KeyHash func(key []byte, n int) int
 
 	mu     sync.Mutex
 	sticky map[string]*stickyState
@@ -75,6 +79,9 @@ type stickyState struct {
 // Partition implements Partitioner.
 func (d *DefaultPartitioner) Partition(r *Record, n int32) int32 {
 	if r.Key != nil {
+		if d.KeyHash != nil {
+			return int32(d.KeyHash(r.Key, int(n)))
+		}
 		return KeyPartition(r.Key, n)
 	}
 	size := len(r.Value) + len(r.Key) + 16

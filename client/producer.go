@@ -50,9 +50,10 @@ type Producer struct {
 
 	calls *callbackQueue
 
-	deliverFn func(*Record, error) // p.deliver, allocated once
-	held      heldTopics           // topics whose records wait for metadata in the loop
-	parts     partCache            // each known topic's partition refs
+	deliverFn  func(*Record, error) // p.deliver, allocated once
+	backupPart BackupPartitioner    // cfg.partitioner, if it chooses by backlog
+	held       heldTopics           // topics whose records wait for metadata in the loop
+	parts      partCache            // each known topic's partition refs
 
 	unknownMu sync.Mutex
 	unknown   map[string]unknownTopic
@@ -105,6 +106,9 @@ func NewProducer(opts ...Option) (*Producer, error) {
 		metaKick: make(chan struct{}, 1),
 		unknown:  make(map[string]unknownTopic),
 	}
+	if bp, ok := cfg.partitioner.(BackupPartitioner); ok {
+		p.backupPart, p.parts.track = bp, true
+	}
 	p.loop = newLoop(p, idempotence.New(idempotence.Config{
 		MaxInFlight:          cfg.maxInFlight,
 		StopOnDataLoss:       cfg.stopOnDataLoss,
@@ -124,13 +128,24 @@ func NewProducer(opts ...Option) (*Producer, error) {
 		Logger:         cfg.logger,
 		Dial:           cfg.dial,
 	}
+	hooks := cfg.hooks
 	p.meta = protocol.NewMetadata(cfg.brokers, protocol.MetadataConfig{
-		Conn:                   connCfg,
+		Conn: connCfg,
+		Dial: func(ctx context.Context, addr string) (*protocol.Conn, error) {
+			start := time.Now()
+			c, err := protocol.Dial(ctx, addr, connCfg)
+			hooks.BrokerConnect(-1, addr, time.Since(start), err)
+			if err == nil {
+				c.AfterDone(func(err error) { hooks.BrokerDisconnect(-1, addr, err) })
+			}
+			return c, err
+		},
 		RefreshTimeout:         cfg.requestTimeout,
 		Logger:                 cfg.logger,
 		AllowAutoTopicCreation: cfg.autoCreate,
 	})
-	poolCfg := protocol.PoolConfig{Conn: connCfg, BackoffMin: 20 * time.Millisecond, BackoffMax: time.Second, Logger: cfg.logger}
+	poolCfg := protocol.PoolConfig{Conn: connCfg, BackoffMin: 20 * time.Millisecond, BackoffMax: time.Second, Logger: cfg.logger,
+		OnConnect: hooks.BrokerConnect, OnDisconnect: hooks.BrokerDisconnect}
 	if cfg.syncTest {
 		poolCfg.Jitter = simJitter
 	}
@@ -180,11 +195,34 @@ func NewProducer(opts ...Option) (*Producer, error) {
 // Produce never waits for the cluster: a record for a topic whose metadata
 // is not known yet is queued, and its outcome (within UnknownTopicWait and
 // the delivery timeout) comes through cb. Produce blocks only while the
-// buffer is full, until ctx ends. ctx bounds only this acceptance: a
-// record whose ctx has ended before it is accepted fails with
-// ErrNotWritten; once accepted, the delivery timeout bounds it. A nil r
-// (or one without a Topic) fails at once with ErrInvalidRecord; cb is then
-// called with r, possibly nil. cb is always called.
+// buffer is full, until ctx ends. A nil r (or one without a Topic) fails
+// at once with ErrInvalidRecord; cb is then called with r, possibly nil.
+// cb is always called.
+//
+// ctx bounds r until its batch is numbered (given its sequence numbers,
+// as it is first sent): a record whose ctx ends before then fails with
+// ErrNotWritten and ctx's error, and is never sent. Which records are
+// taken back when ctx ends:
+//
+//   - one not yet accepted (waiting for buffer room): at once;
+//   - one held for its topic's metadata: at once;
+//   - one in a closed batch that holds no sequence yet (queued behind the
+//     MaxInFlight requests in flight, or waiting for a leader): at once;
+//     the batch is rebuilt from its other records and keeps its place, so
+//     the partition's numbering has no hole;
+//   - one in a batch still open: when the batch closes (Linger, a full
+//     batch, Flush), before it is numbered.
+//
+// Once its batch is numbered, ctx no longer matters: the delivery timeout
+// bounds r, and its outcome is the cluster's. The callback of a record
+// taken back may come before those of records produced earlier to its
+// partition. (ProduceSync's records are bounded by its ctx as it says, and
+// not taken back.) A ctx that never ends (context.Background) costs
+// nothing; one that can end costs a context.AfterFunc per record.
+//
+// TestCancelQueuedBatch, TestCancelOpenBatch, TestCancelHeldRecord and
+// TestCancelAfterNumbering (cancel_test.go) show each case against the
+// sim, reading the log back: go test ./client -run TestCancel.
 //
 // r, and the Key, Value and Headers it points to, belong to the producer
 // until cb is called: do not modify or reuse them before (a record waiting
@@ -295,6 +333,7 @@ func (p *Producer) produce(ctx context.Context, r *Record, cb func(*Record, erro
 		p.finish(r, contextError(err))
 		return
 	}
+	p.watchContext(ctx, r)
 	if r.Timestamp.IsZero() {
 		r.Timestamp = time.Now()
 	}
@@ -333,7 +372,11 @@ func (p *Producer) appendReserved(r *Record, rv batching.Reservation) {
 func (p *Producer) appendTo(ctx context.Context, r *Record, tp *topicParts, try bool, rv *batching.Reservation) {
 	part := r.Partition
 	if !r.HasPartition {
-		part = p.cfg.partitioner.Partition(r, tp.n)
+		if bp := p.backupPart; bp != nil {
+			part = bp.PartitionByBackup(r, tp.n, tp)
+		} else {
+			part = p.cfg.partitioner.Partition(r, tp.n)
+		}
 	}
 	if part < 0 || part >= tp.n {
 		if rv != nil {
@@ -354,6 +397,10 @@ func (p *Producer) appendTo(ctx context.Context, r *Record, tp *topicParts, try 
 	}
 	if err != nil {
 		p.finish(r, notWritten(accError(ctx, err)))
+		return
+	}
+	if tp.backlog != nil {
+		tp.addBacklog(part, 1)
 	}
 }
 

@@ -251,6 +251,9 @@ func (s *sender) respond(round []outgoing, resp kmsg.Response, err error) {
 	if err == nil && resp != nil {
 		pr, _ = resp.(*kmsg.ProduceResponse)
 	}
+	if pr != nil && pr.ThrottleMillis > 0 {
+		p.hooks.BrokerThrottle(s.broker, time.Duration(pr.ThrottleMillis)*time.Millisecond)
+	}
 	switch {
 	case errors.Is(err, protocol.ErrResponseTimeout):
 		p.suspects.set(s.broker, true)

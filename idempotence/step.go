@@ -4,7 +4,7 @@ import "time"
 
 // Input is one thing that happened to the producer, fed to Step. The set is
 // closed: SetIdentity, NewBatch, LeaderChanged, Answer, TailRead,
-// SplitBatch, Tick, Purge and Close. Most answer an earlier output: SetIdentity
+// SplitBatch, Withdraw, Tick, Purge and Close. Most answer an earlier output: SetIdentity
 // answers NeedProducerID, LeaderChanged answers RefreshMetadata, Answer
 // answers a Send, TailRead answers ReadTail and SplitBatch answers
 // NeedSplit.
@@ -89,6 +89,20 @@ type SplitBatch struct {
 	Err   error
 }
 
+// Withdraw replaces a batch that holds no sequence number (see
+// Producer.Withdrawable: it is queued) by its parts, in its place; no Parts
+// removes it. It is how a caller takes records out of a batch before it is
+// numbered (records whose sender gave up on them) without leaving a hole
+// in the partition's sequence: the parts are numbered when first sent and
+// inherit the batch's deadline. Nothing is reported for the batch; the
+// caller settles the records it took out. A batch that is not Withdrawable
+// is left as it is.
+type Withdraw struct {
+	TP    TopicPartition
+	ID    BatchID
+	Parts []Part
+}
+
 // Tick passes the time: deadlines expire, backoffs end, failed tail reads are
 // asked again. Feed it at NextWake.
 type Tick struct{}
@@ -117,6 +131,7 @@ func (LeaderChanged) isInput() {}
 func (Answer) isInput()        {}
 func (TailRead) isInput()      {}
 func (SplitBatch) isInput()    {}
+func (Withdraw) isInput()      {}
 func (Tick) isInput()          {}
 func (Purge) isInput()         {}
 func (Close) isInput()         {}
@@ -158,6 +173,8 @@ func (pr *Producer) Step(in Input, now time.Time) {
 		pr.tailRead(x.TP, x.Tail)
 	case SplitBatch:
 		pr.splitWith(x.TP, x.ID, x.Parts, x.Err)
+	case Withdraw:
+		pr.withdraw(x.TP, x.ID, x.Parts)
 	case Tick:
 		pr.tick(now)
 	case Purge:

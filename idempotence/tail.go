@@ -463,11 +463,21 @@ func (pr *Producer) splitWith(tp TopicPartition, id BatchID, parts []Part, why e
 		pr.settle(p)
 		return true
 	}
+	pr.replace(p, b, parts)
+	pr.wake(p)
+	pr.settle(p)
+	return true
+}
+
+// replace puts parts, unnumbered and with b's deadline and stamp, in b's
+// place in p's queue. A part without records or whose id is taken fails
+// at once.
+func (pr *Producer) replace(p *partition, b *batch, parts []Part) {
 	repl := make([]*batch, 0, len(parts))
 	seen := make(map[BatchID]bool, len(parts))
 	for _, part := range parts {
-		if part.Records <= 0 || (p.byID[part.ID] != nil && part.ID != id) || seen[part.ID] {
-			pr.emit(Failed{TP: tp, ID: part.ID, Err: errNoRecordsOrDup(part.Records)})
+		if part.Records <= 0 || (p.byID[part.ID] != nil && part.ID != b.id) || seen[part.ID] {
+			pr.emit(Failed{TP: p.tp, ID: part.ID, Err: errNoRecordsOrDup(part.Records)})
 			continue
 		}
 		seen[part.ID] = true
@@ -480,7 +490,7 @@ func (pr *Producer) splitWith(tp TopicPartition, id BatchID, parts []Part, why e
 	for p.batches[i] != b {
 		i++
 	}
-	delete(p.byID, id)
+	delete(p.byID, b.id)
 	if b.numbered {
 		p.nNumbered--
 	}
@@ -489,9 +499,6 @@ func (pr *Producer) splitWith(tp TopicPartition, id BatchID, parts []Part, why e
 	for _, x := range repl {
 		p.byID[x.id] = x
 	}
-	pr.wake(p)
-	pr.settle(p)
-	return true
 }
 
 func errNoRecordsOrDup(records int32) error {

@@ -43,6 +43,10 @@ type Conn struct {
 
 	inCallback atomic.Bool
 	done       chan struct{} // closed once the reader exited and all in-flight requests failed
+	// ended: the reader exited; afterDone are the calls AfterDone
+	// registered before (guarded by mu).
+	ended     bool
+	afterDone []func(error)
 
 	reauth reauthState // SASL re-authentication (KIP-368), see sasl_reauth.go
 }
@@ -349,7 +353,31 @@ func (c *Conn) readLoop() {
 		}
 	}
 	c.failPending()
+	c.mu.Lock()
+	c.ended = true
+	fs, cause := c.afterDone, c.cause
+	c.afterDone = nil
+	c.mu.Unlock()
+	for _, f := range fs {
+		f(cause)
+	}
 	close(c.done)
+}
+
+// AfterDone arranges for f to be called once, with Err, when the
+// connection dies: on its reader goroutine, after the requests in flight
+// have failed and before Done is closed (so Close waits for f); at once,
+// on the caller's goroutine, if it is dead already. f must not block.
+func (c *Conn) AfterDone(f func(error)) {
+	c.mu.Lock()
+	if !c.ended {
+		c.afterDone = append(c.afterDone, f)
+		c.mu.Unlock()
+		return
+	}
+	cause := c.cause
+	c.mu.Unlock()
+	f(cause)
 }
 
 func (c *Conn) readOne(br *bufio.Reader, buf *bytes.Buffer) bool {

@@ -37,6 +37,15 @@ type PoolConfig struct {
 	// (default: at random); a deterministic simulation makes it a function
 	// of its arguments and the time.
 	Jitter func(broker int32, d time.Duration) time.Duration
+	// OnConnect, when set, is told of every dial: the broker, the address
+	// dialed, how long the dial took (TCP, TLS, ApiVersions and SASL) and
+	// its error (nil: connected). It is called on the dialing goroutine
+	// and must not block.
+	OnConnect func(broker int32, addr string, d time.Duration, err error)
+	// OnDisconnect, when set, is told when a connection OnConnect reported
+	// dies, with why (Conn.AfterDone: on its reader goroutine, before
+	// Close returns). It must not block.
+	OnDisconnect func(broker int32, addr string, err error)
 }
 
 // Pool keeps one connection per broker id and redials a dead one on demand,
@@ -244,10 +253,17 @@ func (p *Pool) Conn(ctx context.Context, brokerID int32) (*Conn, error) {
 	p.mu.Lock()
 	s.dialCancel = cancel
 	p.mu.Unlock()
+	dialStart := time.Now()
 	c, err := p.cfg.Dial(dctx, addr)
 	p.mu.Lock()
 	s.dialCancel = nil
 	p.mu.Unlock()
+	if p.cfg.OnConnect != nil {
+		p.cfg.OnConnect(brokerID, addr, time.Since(dialStart), err)
+	}
+	if err == nil && p.cfg.OnDisconnect != nil {
+		c.AfterDone(func(err error) { p.cfg.OnDisconnect(brokerID, addr, err) })
+	}
 	stop()
 	cancel()
 	if err != nil {

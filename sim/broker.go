@@ -31,9 +31,12 @@ type broker struct {
 	lnWG    sync.WaitGroup // every accept loop (ghosts' too), for Close
 	lnDone  chan struct{}  // closed when the current listener's accept loop ends
 	delay   time.Duration
-	lag     time.Duration
-	lagSet  bool
-	connID  uint64
+	// throttle: produce responses carry it and mute their connection for
+	// it (ThrottleProduce).
+	throttle time.Duration
+	lag      time.Duration
+	lagSet   bool
+	connID   uint64
 	// Vanished (VanishBroker): connections to the broker's addresses
 	// stay open and are never answered.
 	silent bool
@@ -260,6 +263,7 @@ func (b *broker) serveConn(ctx context.Context, nc net.Conn, connID uint64) {
 		if ctx.Err() != nil {
 			oc.act = b.stoppedAct()
 		}
+		muted := b.throttled(oc.resp)
 		recReq, recResp := redactSASL(req, oc.resp)
 		b.c.rec.exchange(Exchange{
 			Start: start, End: time.Now(), Broker: b.id, Conn: connID, ClientID: deref(h.clientID),
@@ -285,6 +289,9 @@ func (b *broker) serveConn(ctx context.Context, nc net.Conn, connID uint64) {
 		}
 		if oc.reset {
 			resetConn(ctx, nc, oc.resetAfter)
+			return
+		}
+		if !mute(ctx, muted) {
 			return
 		}
 	}

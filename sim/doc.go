@@ -54,6 +54,7 @@
 // UncleanElect (reporting the offsets lost), DropRequests, DropResponses,
 // CloseConnAfterAppend, ProcessAfterDisconnect and DelayProcessing (a
 // request processed after its client lost it), DelayResponses,
+// ThrottleProduce (a produce quota exceeded, KIP-219),
 // InjectError, InjectErrorAfterAppend, ExpireProducer, SetFollowerLag,
 // PauseReplication and Compact (on a CompactTopic: whole batches removed,
 // the log start unmoved). The Recorder keeps every exchange and
