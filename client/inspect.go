@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
-
+	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/rollsafe/rollsafe/protocol"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // ClusterMetadata is one broker's answer to a metadata request: the
@@ -162,7 +162,7 @@ func topicError(code int16, topic string) error {
 	if err == nil {
 		return nil
 	}
-	if code == int16(protocol.UnknownTopicOrPartition) {
+	if code == int16(kafkaerr.UnknownTopicOrPartition) {
 		return fmt.Errorf("%w %q: %w", ErrUnknownTopic, topic, err)
 	}
 	return authError(err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -115,7 +116,7 @@ func TestApiVersionsFallbackToV0Answer(t *testing.T) {
 		}
 		// Old broker: UNSUPPORTED_VERSION, encoded as v0, header v0.
 		resp := kmsg.NewPtrApiVersionsResponse()
-		resp.ErrorCode = int16(UnsupportedVersion)
+		resp.ErrorCode = int16(kafkaerr.UnsupportedVersion)
 		ak := kmsg.NewApiVersionsResponseApiKey()
 		ak.ApiKey, ak.MaxVersion = 18, 2
 		resp.ApiKeys = append(resp.ApiKeys, ak)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -67,7 +68,7 @@ func TestDescribeProducersErrors(t *testing.T) {
 	require.ErrorIs(t, err, ErrBadDescribe)
 
 	f := newFakeBroker(t)
-	f.handle = describeResponder(int16(NotLeaderOrFollower))
+	f.handle = describeResponder(int16(kafkaerr.NotLeaderOrFollower))
 	c := pipeConn(t, f, ConnConfig{})
 	_, err = DescribeProducers(ctx, c, "", 0)
 	require.ErrorIs(t, err, ErrBadDescribe)

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"golang.org/x/sync/singleflight"
 )
@@ -392,7 +393,7 @@ func (m *Metadata) apply(resp *kmsg.MetadataResponse) error {
 		if old != nil && old.err != 0 {
 			old = nil
 		}
-		if t.ErrorCode == int16(UnknownTopicOrPartition) {
+		if t.ErrorCode == int16(kafkaerr.UnknownTopicOrPartition) {
 			m.missingLocked(name)
 		}
 		for _, p := range t.Partitions {
@@ -496,7 +497,7 @@ func (m *Metadata) leaderLocked(topic string, partition int32) (brokerID int32, 
 	if pm.leader < 0 {
 		code := pm.err
 		if code == 0 {
-			code = int16(LeaderNotAvailable)
+			code = int16(kafkaerr.LeaderNotAvailable)
 		}
 		return -1, pm.epoch, PartitionError(code, topic, partition, "")
 	}
@@ -505,7 +506,7 @@ func (m *Metadata) leaderLocked(topic string, partition int32) (brokerID int32, 
 
 func (m *Metadata) topicLocked(topic string) (*topicMeta, error) {
 	tm, ok := m.topics[topic]
-	if !ok || tm.err == int16(UnknownTopicOrPartition) {
+	if !ok || tm.err == int16(kafkaerr.UnknownTopicOrPartition) {
 		return nil, &UnknownTopicError{Topic: topic, Partition: -1}
 	}
 	if tm.err != 0 {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -47,13 +48,13 @@ func (cf *clusterFake) handle(req kmsg.Request) kmsg.Response {
 		t.Topic = rt.Topic
 		leaders, ok := cf.leaders[*rt.Topic]
 		if !ok {
-			t.ErrorCode = int16(UnknownTopicOrPartition)
+			t.ErrorCode = int16(kafkaerr.UnknownTopicOrPartition)
 		}
 		for i, l := range leaders {
 			p := kmsg.NewMetadataResponseTopicPartition()
 			p.Partition, p.Leader, p.LeaderEpoch = int32(i), l, cf.epoch
 			if l < 0 {
-				p.ErrorCode = int16(LeaderNotAvailable)
+				p.ErrorCode = int16(kafkaerr.LeaderNotAvailable)
 			}
 			t.Partitions = append(t.Partitions, p)
 		}

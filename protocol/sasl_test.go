@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollsafe/rollsafe/kafkaerr"
+	"github.com/rollsafe/rollsafe/sim"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
-
-	"github.com/rollsafe/rollsafe/sim"
 )
 
 const (
@@ -251,7 +251,7 @@ func TestSASLReauthFailureClosesConn(t *testing.T) {
 			mu.Lock()
 			handshakes++
 			if handshakes > 1 {
-				resp.ErrorCode = int16(IllegalSaslState)
+				resp.ErrorCode = int16(kafkaerr.IllegalSaslState)
 			}
 			mu.Unlock()
 			return resp
@@ -320,7 +320,7 @@ func TestSASLBrokerMessageRedacted(t *testing.T) {
 			return r.ResponseKind()
 		case *kmsg.SASLAuthenticateRequest:
 			resp := r.ResponseKind().(*kmsg.SASLAuthenticateResponse)
-			resp.ErrorCode = int16(SaslAuthenticationFailed)
+			resp.ErrorCode = int16(kafkaerr.SaslAuthenticationFailed)
 			msg := "bad password " + testPass + " for " + testUser
 			resp.ErrorMessage = &msg
 			return resp

@@ -7,11 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/rollsafe/rollsafe/protocol"
 	"github.com/rollsafe/rollsafe/sim"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // simBatch is an uncompressed v2 batch of n records from pid at seq.

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/rollsafe/rollsafe/protocol"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // AcksZero checks what a broker does with acks=0 produces, which it never

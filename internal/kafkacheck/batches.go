@@ -8,10 +8,9 @@ import (
 	"hash/crc32"
 	"strings"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/rollsafe/rollsafe/compress"
 	"github.com/rollsafe/rollsafe/protocol"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // batchCase is one produce of BatchRules: the partition's records as
@@ -143,8 +142,8 @@ func produceAcks(ctx context.Context, conn *protocol.Conn, topic string, p int32
 		return -1, fmt.Errorf("produce response of %d topics for one partition", len(r.Topics))
 	}
 	pr := r.Topics[0].Partitions[0]
-	if code := protocol.ErrorCode(pr.ErrorCode); code != 0 {
-		return -1, fmt.Errorf("the broker answered %w", code.Err())
+	if err := protocol.ErrorForCode(pr.ErrorCode); err != nil {
+		return -1, fmt.Errorf("the broker answered %w", err)
 	}
 	return pr.BaseOffset, nil
 }

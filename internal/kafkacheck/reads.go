@@ -7,10 +7,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/rollsafe/rollsafe/batching"
 	"github.com/rollsafe/rollsafe/protocol"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // ReadRules produces three batches of two records to partition p of topic,
@@ -108,7 +107,7 @@ func listOffset(ctx context.Context, conn *protocol.Conn, topic string, p int32,
 	}
 	r := lr.Topics[0].Partitions[0]
 	if r.ErrorCode != 0 {
-		return -1, -1, protocol.ErrorCode(r.ErrorCode).Err()
+		return -1, -1, protocol.ErrorForCode(r.ErrorCode)
 	}
 	return r.Offset, r.Timestamp, nil
 }
