@@ -9,10 +9,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/rollsafe/rollsafe/idempotence"
 	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/rollsafe/rollsafe/protocol"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // sender writes the produce requests for the partitions one broker leads

@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 func TestErrorForCodeMatchesSentinels(t *testing.T) {

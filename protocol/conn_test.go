@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 func pipeConn(t *testing.T, f *fakeBroker, cfg ConnConfig) *Conn {

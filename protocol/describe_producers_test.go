@@ -5,9 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 func describeResponder(code int16, producers ...kmsg.DescribeProducersResponseTopicPartitionActiveProducer) func(kmsg.Request) kmsg.Response {

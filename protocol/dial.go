@@ -10,8 +10,9 @@ import (
 	"net"
 	"syscall"
 
-	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 // Software name and version sent in ApiVersions v3+.

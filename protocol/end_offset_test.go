@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/rollsafe/rollsafe/protocol"
 	"github.com/rollsafe/rollsafe/sim"
-	"github.com/stretchr/testify/require"
 )
 
 // TestEndOffsetAboveHighWatermark: the leader's end offset counts a batch

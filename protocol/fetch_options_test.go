@@ -5,9 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 // fetchFake answers Fetch for t/0 with code, recording what it was sent.

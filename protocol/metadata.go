@@ -12,9 +12,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"golang.org/x/sync/singleflight"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 // Metadata defaults.

@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 // clusterFake answers Metadata from a mutable description.

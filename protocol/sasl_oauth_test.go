@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rollsafe/rollsafe/sim"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/rollsafe/rollsafe/sim"
 )
 
 // oauthCluster starts a one-broker sim with OAUTHBEARER (Kafka's unsecured

@@ -13,10 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rollsafe/rollsafe/kafkaerr"
-	"github.com/rollsafe/rollsafe/sim"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
+	"github.com/rollsafe/rollsafe/sim"
 )
 
 const (

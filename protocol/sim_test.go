@@ -7,10 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rollsafe/rollsafe/protocol"
-	"github.com/rollsafe/rollsafe/sim"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/rollsafe/rollsafe/protocol"
+	"github.com/rollsafe/rollsafe/sim"
 )
 
 // simBatch is an uncompressed v2 batch of n records from pid at seq.

@@ -4,8 +4,9 @@ import (
 	"errors"
 	"time"
 
-	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 // Kafka error codes of SASL, from kafkaerr's table.

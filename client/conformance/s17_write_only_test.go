@@ -7,12 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/rollsafe/rollsafe/client"
 	"github.com/rollsafe/rollsafe/client/readback"
 	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/rollsafe/rollsafe/protocol"
 	"github.com/rollsafe/rollsafe/sim"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // TestConformance17WriteOnlyPrincipal (issue 12, item 5): the producer

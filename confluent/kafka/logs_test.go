@@ -5,9 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/rollsafe/rollsafe/confluent/kafka"
 	"github.com/rollsafe/rollsafe/kafkaerr"
-	"github.com/stretchr/testify/require"
 )
 
 // logsAfterDesync produces through a partition whose leader answers

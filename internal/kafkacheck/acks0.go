@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rollsafe/rollsafe/protocol"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/rollsafe/rollsafe/protocol"
 )
 
 // AcksZero checks what a broker does with acks=0 produces, which it never

@@ -8,9 +8,10 @@ import (
 	"hash/crc32"
 	"strings"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/rollsafe/rollsafe/compress"
 	"github.com/rollsafe/rollsafe/protocol"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // batchCase is one produce of BatchRules: the partition's records as

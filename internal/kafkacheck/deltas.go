@@ -15,9 +15,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/rollsafe/rollsafe/compress"
 	"github.com/rollsafe/rollsafe/protocol"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // OffsetDeltas produces to partition p of topic, over conn to its leader,

@@ -7,9 +7,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/rollsafe/rollsafe/protocol"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // allTopicOperations is the AclOperation bit field of every operation

@@ -7,9 +7,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/rollsafe/rollsafe/protocol"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // FollowerRules asks a follower of partition p of topic (over follower)

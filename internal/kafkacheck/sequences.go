@@ -7,8 +7,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/rollsafe/rollsafe/protocol"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/rollsafe/rollsafe/protocol"
 )
 
 // seqStep is one idempotent produce of Sequences: n records at base
