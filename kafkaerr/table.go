@@ -7,7 +7,9 @@ package kafkaerr
 // and the flags:
 //
 //   - retriable: Kafka marks it retriable (a RetriableException);
-//   - refresh: the partition's leader must be looked up again;
+//   - refresh: the partition's leader must be looked up again (also
+//     after UNKNOWN_SERVER_ERROR, as the producer always has: a broker
+//     failing without a reason may be losing the partition);
 //   - maybeAcksAll: under acks=all the answer may follow a local append
 //     (leadership moved while the request waited for replication), so the
 //     outcome is maybe and a Retry becomes RetryMaybe;
