@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/rollsafe/rollsafe/protocol"
 )
 
@@ -111,14 +112,14 @@ func TestProtocolAgainstKfake(t *testing.T) {
 	require.Len(t, presp.Topics[0].Partitions, 1)
 	part := presp.Topics[0].Partitions[0]
 	require.NoError(t, protocol.PartitionError(part.ErrorCode, topic, 0, ""))
-	require.Equal(t, protocol.OutcomeAppended, protocol.ProduceOutcome(part.ErrorCode, produce.Acks))
+	require.Equal(t, kafkaerr.OutcomeAppended, kafkaerr.Code(part.ErrorCode).ProduceOutcome(produce.Acks == -1))
 	require.EqualValues(t, 0, part.BaseOffset)
 
 	// The same batch again is recognised as a retry: no second copy.
 	raw, err = conn.Request(ctx, produce)
 	require.NoError(t, err)
 	part = raw.(*kmsg.ProduceResponse).Topics[0].Partitions[0]
-	require.Equal(t, protocol.OutcomeAppended, protocol.ProduceOutcome(part.ErrorCode, -1))
+	require.Equal(t, kafkaerr.OutcomeAppended, kafkaerr.Code(part.ErrorCode).ProduceOutcome(true))
 
 	// ListOffsets and FetchPartition see exactly three records.
 	latest, _, err := protocol.ListOffsets(ctx, conn, topic, 0, protocol.ListLatest)

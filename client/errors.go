@@ -7,6 +7,7 @@ import (
 
 	"github.com/rollsafe/rollsafe/batching"
 	"github.com/rollsafe/rollsafe/idempotence"
+	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/rollsafe/rollsafe/protocol"
 )
 
@@ -96,19 +97,18 @@ func (d DataLoss) String() string {
 	return fmt.Sprintf("data loss on %s[%d]: offsets %d..%d (%d records)", d.Topic, d.Partition, d.FromOffset, d.ToOffset, d.Records)
 }
 
-// codeSaslAuthenticationFailed is Kafka's SASL_AUTHENTICATION_FAILED; the
-// sender fails batches with it when a broker refuses the credentials.
-const codeSaslAuthenticationFailed int16 = 58
-
 // brokerError turns a failure from the idempotence machine into the error
 // the user sees: a Kafka error code is joined with its protocol error (so
 // errors.Is works with protocol.ErrTopicAuthorizationFailed and the like),
-// and authorization failures also match ErrAuthorization.
+// refused credentials also match ErrAuthentication and authorization
+// failures ErrAuthorization (kafkaerr's table says which codes are which).
 func brokerError(err error) error {
 	var ce *idempotence.CodeError
 	if errors.As(err, &ce) {
-		err = fmt.Errorf("%w: %w", protocol.ErrorForCode(ce.Code), err)
-		if ce.Code == codeSaslAuthenticationFailed {
+		if code, ok := ce.Code.Wire(); ok {
+			err = fmt.Errorf("%w: %w", protocol.ErrorForCode(code), err)
+		}
+		if ce.Code.Authentication() {
 			err = fmt.Errorf("%w: %w", ErrAuthentication, err)
 		}
 	}
@@ -118,11 +118,8 @@ func brokerError(err error) error {
 // authError marks authorization failures from the broker.
 func authError(err error) error {
 	var ke *protocol.KafkaError
-	if errors.As(err, &ke) {
-		switch ke.Code {
-		case 29, 30, 31, 53: // TOPIC_, GROUP_, CLUSTER_, TRANSACTIONAL_ID_AUTHORIZATION_FAILED
-			return fmt.Errorf("%w: %w", ErrAuthorization, err)
-		}
+	if errors.As(err, &ke) && kafkaerr.Code(ke.Code).Authorization() {
+		return fmt.Errorf("%w: %w", ErrAuthorization, err)
 	}
 	return err
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/rollsafe/rollsafe/protocol"
 )
 
@@ -162,7 +163,7 @@ func topicError(code int16, topic string) error {
 	if err == nil {
 		return nil
 	}
-	if code == int16(protocol.UnknownTopicOrPartition) {
+	if code == int16(kafkaerr.UnknownTopicOrPartition) {
 		return fmt.Errorf("%w %q: %w", ErrUnknownTopic, topic, err)
 	}
 	return authError(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/rollsafe/rollsafe/idempotence"
+	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/rollsafe/rollsafe/protocol"
 )
 
@@ -140,7 +141,7 @@ var errBehindFailure = errors.New("not written: an earlier request on its connec
 
 // neverWritten answers a batch that never left: retried by the machine
 // after its backoff.
-var neverWritten = idempotence.Response{Code: idempotence.CodeTransport, Class: idempotence.NotAppended, BaseOffset: -1, LogStartOffset: -1}
+var neverWritten = idempotence.Response{Code: kafkaerr.Transport, Class: idempotence.NotAppended, BaseOffset: -1, LogStartOffset: -1}
 
 // answerAll answers every batch of round with r and err; failure marks
 // the last answer of one of the sender's failures (answersIn).
@@ -163,7 +164,7 @@ func (s *sender) unsent(queue []queued, err error) {
 	r := neverWritten
 	if errors.Is(err, ErrAuthentication) {
 		p.log.Error("rollsafe: broker refused authentication", "broker", s.broker, "err", err)
-		r = idempotence.Response{Code: codeSaslAuthenticationFailed, Class: idempotence.NotAppendedFatal, BaseOffset: -1, LogStartOffset: -1}
+		r = idempotence.Response{Code: kafkaerr.SaslAuthenticationFailed, Class: idempotence.NotAppendedFatal, BaseOffset: -1, LogStartOffset: -1}
 	} else {
 		p.log.Debug("rollsafe: cannot reach broker", "broker", s.broker, "err", err)
 		p.kickMetadata()
@@ -280,20 +281,20 @@ func (s *sender) respond(round []outgoing, resp kmsg.Response, err error) {
 		var r idempotence.Response
 		switch {
 		case err != nil:
-			r = idempotence.Response{Code: idempotence.CodeTransport, Class: transportClass(err), BaseOffset: -1, LogStartOffset: -1}
+			r = idempotence.Response{Code: kafkaerr.Transport, Class: transportClass(err), BaseOffset: -1, LogStartOffset: -1}
 			failed(i, lost)
 			kick = true
 		case p.cfg.acks == AcksNone:
-			r = idempotence.Response{Code: 0, Class: idempotence.Appended, BaseOffset: -1, LogStartOffset: -1}
+			r = idempotence.Response{Code: kafkaerr.None, Class: idempotence.Appended, BaseOffset: -1, LogStartOffset: -1}
 		default:
 			part := got.find(o.tp.Topic, o.tp.Partition)
 			if part == nil {
 				// The broker answered without this partition: treat as unknown.
-				r = idempotence.Response{Code: idempotence.CodeTransport, Class: idempotence.MaybeAppended, BaseOffset: -1, LogStartOffset: -1}
+				r = idempotence.Response{Code: kafkaerr.Transport, Class: idempotence.MaybeAppended, BaseOffset: -1, LogStartOffset: -1}
 				failed(i, fmt.Errorf("broker %d answered without %s[%d]", s.broker, o.tp.Topic, o.tp.Partition))
 				break
 			}
-			r = idempotence.Response{Code: part.ErrorCode, BaseOffset: part.BaseOffset, LogStartOffset: part.LogStartOffset}
+			r = idempotence.Response{Code: kafkaerr.Code(part.ErrorCode), BaseOffset: part.BaseOffset, LogStartOffset: part.LogStartOffset}
 			if part.ErrorCode != 0 {
 				failed(i, protocol.PartitionError(part.ErrorCode, o.tp.Topic, o.tp.Partition, brokerMessage(part.ErrorMessage)))
 				kick = true

@@ -3,6 +3,8 @@ package idempotence
 import (
 	"testing"
 	"time"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 // TestBackoffGrowsWithFailures: each NOT_ENOUGH_REPLICAS in a row doubles
@@ -16,7 +18,7 @@ func TestBackoffGrowsWithFailures(t *testing.T) {
 	r.sendsAre(r.send(tp0), "1@3/0")
 	pause := func(id BatchID, sent string, want time.Duration) time.Duration {
 		t.Helper()
-		r.answer(tp0, id, CodeNotEnoughReplicas, NotAppended, -1)
+		r.answer(tp0, id, kafkaerr.NotEnoughReplicas, NotAppended, -1)
 		got := r.pr.parts[tp0].retryAt.Sub(r.now)
 		lo, hi := time.Duration(float64(want)*0.8), min(time.Duration(float64(want)*1.2), most)
 		r.is(got >= lo && got <= hi, "pause %v after a failure, want %v ±20%% (at most %v)", got, want, most)
@@ -47,8 +49,8 @@ func TestBackoffJitterSpreadsPartitions(t *testing.T) {
 	r.enqueue(tp1, 1, 2)
 	r.sendsAre(r.send(tp0), "1@3/0")
 	r.sendsAre(r.send(tp1), "2@3/0")
-	r.answer(tp0, 1, CodeNotEnoughReplicas, NotAppended, -1)
-	r.answer(tp1, 2, CodeNotEnoughReplicas, NotAppended, -1)
+	r.answer(tp0, 1, kafkaerr.NotEnoughReplicas, NotAppended, -1)
+	r.answer(tp1, 2, kafkaerr.NotEnoughReplicas, NotAppended, -1)
 	a, b := r.pr.parts[tp0].retryAt, r.pr.parts[tp1].retryAt
 	r.is(!a.Equal(b), "both partitions paused until %v", a)
 	r.is(New(Config{}).cfg.RetryBackoffMax == DefaultRetryBackoffMax, "default RetryBackoffMax")
@@ -65,7 +67,7 @@ func TestBackoffOncePerRound(t *testing.T) {
 	r.enqueue(tp0, 1, 1, 2, 3)
 	r.sendsAre(r.send(tp0), "1@3/0", "2@3/1", "3@3/2")
 	for _, id := range []BatchID{1, 2, 3} {
-		r.answer(tp0, id, CodeNotLeaderOrFollower, NotAppended, -1)
+		r.answer(tp0, id, kafkaerr.NotLeaderOrFollower, NotAppended, -1)
 	}
 	got := r.pr.parts[tp0].retryAt.Sub(r.now)
 	r.is(got >= base*8/10 && got <= base*12/10, "pause %v after one round of three failures, want %v ±20%%", got, base)

@@ -3,6 +3,8 @@ package idempotence
 import (
 	"testing"
 	"time"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 // BenchmarkSteadyState measures one batch's round trip (Enqueue, Sendable,
@@ -27,7 +29,7 @@ func BenchmarkSteadyState(b *testing.B) {
 				for _, s := range pr.sendable(tp0, now) {
 					inflight = append(inflight, s.ID)
 				}
-				pr.respond(tp0, inflight[0], Response{Code: CodeNone, BaseOffset: off, LogStartOffset: -1}, now)
+				pr.respond(tp0, inflight[0], Response{Code: kafkaerr.None, BaseOffset: off, LogStartOffset: -1}, now)
 				inflight = inflight[1:]
 				off += 10
 				pr.takeEvents()

@@ -20,7 +20,7 @@
 //	if t, ok := pr.NextWake(); ok { /* Step(Tick{}) at t */ }
 //
 // Every Send must eventually get a Response (a dropped connection is
-// Code -1 with Class MaybeAppended). Batches whose outcome is unknown are
+// kafkaerr.Transport with Class MaybeAppended). Batches whose outcome is unknown are
 // retried unchanged and never renumbered; when a partition desynchronises
 // from the broker it alone is quarantined, drained, and resolved by reading
 // its log (ReadTail/TailRead) before anything is renumbered under a new

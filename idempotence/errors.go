@@ -3,6 +3,8 @@ package idempotence
 import (
 	"errors"
 	"fmt"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 var (
@@ -42,13 +44,16 @@ var (
 // attempt of the batch may have been appended and the log could not prove
 // otherwise.
 type CodeError struct {
-	Code int16
+	Code kafkaerr.Code // a Kafka code, or kafkaerr.Transport for no answer
 	Err  error
 }
 
 // Error implements error.
 func (e *CodeError) Error() string {
-	return fmt.Sprintf("idempotence: kafka error code %d (%s): %v", e.Code, CodeName(e.Code), e.Err)
+	if w, ok := e.Code.Wire(); ok {
+		return fmt.Sprintf("idempotence: kafka error code %d (%s): %v", w, e.Code, e.Err)
+	}
+	return fmt.Sprintf("idempotence: no answer (%s): %v", e.Code, e.Err)
 }
 
 // Unwrap returns ErrNotWritten or ErrOutcomeUnknown.

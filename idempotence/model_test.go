@@ -4,6 +4,8 @@ import (
 	"maps"
 	"math"
 	"slices"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 // The model broker applies Apache Kafka's (2.5+) idempotence rules to one
@@ -67,11 +69,11 @@ func (m *modelBroker) part(tp TopicPartition) *modelPart {
 }
 
 // produce applies one batch and returns the broker's answer.
-func (m *modelBroker) produce(tp TopicPartition, s Send, n int32) (code int16, base int64) {
+func (m *modelBroker) produce(tp TopicPartition, s Send, n int32) (code kafkaerr.Code, base int64) {
 	p := m.part(tp)
 	if m.epochPerPID {
 		if g, ok := m.pidEpoch[s.ProducerID]; ok && s.Epoch < g {
-			return CodeInvalidProducerEpoch, -1
+			return kafkaerr.InvalidProducerEpoch, -1
 		}
 	}
 	b := modelBatch{pid: s.ProducerID, epoch: s.Epoch, seq: s.BaseSequence, n: n, id: s.ID}
@@ -81,25 +83,25 @@ func (m *modelBroker) produce(tp TopicPartition, s Send, n int32) (code int16, b
 		// No state: any sequence, except on a partition that never held a
 		// record (KAFKA-15591).
 		if len(p.log) == 0 && s.BaseSequence != 0 {
-			return CodeOutOfOrderSequenceNumber, -1
+			return kafkaerr.OutOfOrderSequenceNumber, -1
 		}
 		st = &modelPID{epoch: s.Epoch}
 		p.pids[s.ProducerID] = st
 	case s.Epoch < st.epoch:
-		return CodeInvalidProducerEpoch, -1
+		return kafkaerr.InvalidProducerEpoch, -1
 	case s.Epoch > st.epoch:
 		if s.BaseSequence != 0 {
-			return CodeOutOfOrderSequenceNumber, -1
+			return kafkaerr.OutOfOrderSequenceNumber, -1
 		}
 		st.epoch, st.window = s.Epoch, nil
 	default:
 		for _, w := range st.window {
 			if w.seq == b.seq && w.lastSeq() == b.lastSeq() {
-				return CodeNone, w.base // a retry: original offsets
+				return kafkaerr.None, w.base // a retry: original offsets
 			}
 		}
 		if len(st.window) == 0 || s.BaseSequence != addSeq(st.window[len(st.window)-1].lastSeq(), 1) {
-			return CodeOutOfOrderSequenceNumber, -1
+			return kafkaerr.OutOfOrderSequenceNumber, -1
 		}
 	}
 	b.base = p.end
@@ -112,7 +114,7 @@ func (m *modelBroker) produce(tp TopicPartition, s Send, n int32) (code int16, b
 	if m.epochPerPID && s.Epoch > m.pidEpoch[s.ProducerID] {
 		m.pidEpoch[s.ProducerID] = s.Epoch
 	}
-	return CodeNone, b.base
+	return kafkaerr.None, b.base
 }
 
 // recreate models the partition's topic deleted and created again: a new

@@ -1,6 +1,10 @@
 package idempotence
 
-import "time"
+import (
+	"time"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
+)
 
 // Response applies the outcome of one produce attempt of batch id. A response
 // for a batch that is not in flight (stale or repeated) is ignored.
@@ -22,7 +26,7 @@ func (pr *Producer) respond(tp TopicPartition, id BatchID, r Response, now time.
 	if r.LogStartOffset >= 0 {
 		p.logStart = r.LogStartOffset
 	}
-	switch corruptOutcome(b, r, classify(r, pr.cfg.LeaderAcks)) {
+	switch corruptOutcome(b, classify(r, pr.cfg.LeaderAcks)) {
 	case outAppended:
 		pr.ack(p, b, r.BaseOffset)
 	case outDuplicate:
@@ -139,10 +143,10 @@ func (pr *Producer) ack(p *partition, b *batch, base int64) {
 // retryLater puts the partition in single-flight mode, pauses it (longer
 // after each failure in a row) and, for codes meaning the leader may have
 // moved, asks for metadata.
-func (pr *Producer) retryLater(p *partition, code int16) {
+func (pr *Producer) retryLater(p *partition, code kafkaerr.Code) {
 	p.cautious = true
 	pr.holdOff(p)
-	if needsMetadata(code) && p.hasLeader {
+	if code.RefreshMetadata() && p.hasLeader {
 		p.hasLeader = false
 		pr.emit(RefreshMetadata{TP: p.tp})
 	}
@@ -188,18 +192,19 @@ func forgettable(b *batch, limit time.Time) bool {
 // fails as not written.
 const maxCorrupt = 3
 
-// corruptOutcome bounds the retries of CORRUPT_MESSAGE (2). It means a
-// CRC failure in transit, which a resend cures (Java's client retries it),
-// but brokers before 2.4 also answer it for a keyless record on a
-// compacted topic, which no resend cures: after maxCorrupt answers the
-// batch fails, not written (the broker refused every attempt).
-func corruptOutcome(b *batch, r Response, o outcome) outcome {
-	if r.Code != CodeCorruptMessage || o != outNotApp {
+// corruptOutcome bounds the retries of CORRUPT_MESSAGE (kafkaerr's
+// RetryBounded). It means a CRC failure in transit, which a resend cures
+// (Java's client retries it), but brokers before 2.4 also answer it for a
+// keyless record on a compacted topic, which no resend cures: after
+// maxCorrupt answers the batch fails, not written (the broker refused
+// every attempt).
+func corruptOutcome(b *batch, o outcome) outcome {
+	if o != outCorrupt {
 		return o
 	}
 	b.corrupt++
 	if b.corrupt >= maxCorrupt {
 		return outFatal
 	}
-	return o
+	return outNotApp
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 var (
@@ -56,13 +58,13 @@ func (r *rig) send(tp TopicPartition) []Send {
 	return s
 }
 
-func (r *rig) answer(tp TopicPartition, id BatchID, code int16, class Class, base int64) {
+func (r *rig) answer(tp TopicPartition, id BatchID, code kafkaerr.Code, class Class, base int64) {
 	r.pr.respond(tp, id, Response{Code: code, Class: class, BaseOffset: base, LogStartOffset: -1}, r.now)
 	r.collect()
 }
 
 func (r *rig) ok(tp TopicPartition, id BatchID, base int64) {
-	r.answer(tp, id, CodeNone, Appended, base)
+	r.answer(tp, id, kafkaerr.None, Appended, base)
 }
 
 // later moves the clock past any backoff.

@@ -3,6 +3,8 @@ package idempotence
 import (
 	"errors"
 	"testing"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 // CORRUPT_MESSAGE is retried unchanged (a CRC failure in transit) up to
@@ -14,7 +16,7 @@ func TestRuleCorruptMessage(t *testing.T) {
 		r.enqueue(tp0, 1, 1)
 		for range maxCorrupt - 1 {
 			r.sendsAre(r.send(tp0), "1@3/0")
-			r.answer(tp0, 1, CodeCorruptMessage, NotAppended, -1)
+			r.answer(tp0, 1, kafkaerr.CorruptMessage, NotAppended, -1)
 			r.later()
 		}
 		r.sendsAre(r.send(tp0), "1@3/0")
@@ -25,19 +27,19 @@ func TestRuleCorruptMessage(t *testing.T) {
 		r := newRig(t, Config{})
 		r.enqueue(tp0, 1, 1, 2)
 		r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
-		r.answer(tp0, 1, CodeCorruptMessage, NotAppended, -1)
-		r.answer(tp0, 2, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+		r.answer(tp0, 1, kafkaerr.CorruptMessage, NotAppended, -1)
+		r.answer(tp0, 2, kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1)
 		for range maxCorrupt - 1 {
 			r.later()
 			r.sendsAre(r.send(tp0), "1@3/0")
-			r.answer(tp0, 1, CodeCorruptMessage, NotAppended, -1)
+			r.answer(tp0, 1, kafkaerr.CorruptMessage, NotAppended, -1)
 		}
 		ev := r.take()
 		r.failed(ev, 1, ErrNotWritten)
 		var ce *CodeError
 		for _, f := range find[Failed](ev) {
 			if f.ID == 1 {
-				r.is(errors.As(f.Err, &ce) && ce.Code == CodeCorruptMessage, "failed with %v, want code 2", f.Err)
+				r.is(errors.As(f.Err, &ce) && ce.Code == kafkaerr.CorruptMessage, "failed with %v, want code 2", f.Err)
 			}
 		}
 		r.later()

@@ -3,6 +3,8 @@ package idempotence
 import (
 	"fmt"
 	"testing"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 // Acknowledgements out of send order, then a truncation below the whole
@@ -33,7 +35,7 @@ func TestLossBelowTheHistoryAckedOutOfOrder(t *testing.T) {
 			r.enqueue(tp0, 2, BatchID(j))
 		}
 		r.sendsAre(r.send(tp0), "3@3/4", "4@3/6", "5@3/8", "6@3/10", "7@3/12")
-		r.answer(tp0, 3, CodeRequestTimedOut, MaybeAppended, -1)
+		r.answer(tp0, 3, kafkaerr.RequestTimedOut, MaybeAppended, -1)
 		for j := 4; j <= 7; j++ {
 			r.ok(tp0, BatchID(j), bases[j-1])
 		}
@@ -45,7 +47,7 @@ func TestLossBelowTheHistoryAckedOutOfOrder(t *testing.T) {
 	r.take()
 	r.enqueue(tp0, 2, BatchID(n+1))
 	r.send(tp0)
-	r.answer(tp0, BatchID(n+1), CodeOutOfOrderSequenceNumber, NotAppended, -1)
+	r.answer(tp0, BatchID(n+1), kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1)
 	// The log now ends at 10: every batch of ours is gone.
 	dl := readUntilLoss(r, Tail{LogStartOffset: 0, HighWatermark: 10, LogEndOffset: 10, Described: true})
 	r.is(len(dl) == 1, "no data loss reported")
@@ -88,7 +90,7 @@ func TestShortReadWithoutLogEnd(t *testing.T) {
 	r.sendsAre(r.send(tp0), "1@3/0", "2@3/2", "3@3/4")
 	r.ok(tp0, 1, 10)
 	r.ok(tp0, 2, 12)
-	r.answer(tp0, 3, CodeOutOfOrderSequenceNumber, NotAppended, -1) // desync: a read follows
+	r.answer(tp0, 3, kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1) // desync: a read follows
 	held := []ProducerState{{ProducerID: 1000, Epoch: 3, LastSequence: 3}}
 	trailing := Tail{LogStartOffset: 0, HighWatermark: 12, LogEndOffset: -1, Described: true, Producers: held,
 		Batches: []TailBatch{{BaseOffset: 10, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 2}}}

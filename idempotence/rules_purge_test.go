@@ -3,6 +3,8 @@ package idempotence
 import (
 	"errors"
 	"testing"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 func TestRulePurge(t *testing.T) {
@@ -24,8 +26,8 @@ func TestRulePurge(t *testing.T) {
 		{name: "the queue leaves a sent batch every attempt of which was refused: it holds a sequence", run: func(r *rig) {
 			r.enqueue(tp0, 1, 1, 2)
 			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
-			r.answer(tp0, 1, CodeNotEnoughReplicas, NotAppended, -1)
-			r.answer(tp0, 2, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.answer(tp0, 1, kafkaerr.NotEnoughReplicas, NotAppended, -1)
+			r.answer(tp0, 2, kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1)
 			r.enqueue(tp0, 1, 3)
 			r.pr.purge(true, false)
 			ev := r.take()
@@ -56,8 +58,8 @@ func TestRulePurge(t *testing.T) {
 		{name: "in flight: a refused batch fails not written, its hole is closed by a bump", run: func(r *rig) {
 			r.enqueue(tp0, 1, 1, 2)
 			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
-			r.answer(tp0, 1, CodeNotEnoughReplicas, NotAppended, -1)
-			r.answer(tp0, 2, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.answer(tp0, 1, kafkaerr.NotEnoughReplicas, NotAppended, -1)
+			r.answer(tp0, 2, kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1)
 			r.pr.purge(true, true)
 			ev := r.take()
 			r.failed(ev, 1, ErrPurged, ErrNotWritten)
@@ -69,7 +71,7 @@ func TestRulePurge(t *testing.T) {
 		{name: "in flight: an unknown outcome is reported and settled by a read, never resent", run: func(r *rig) {
 			r.enqueue(tp0, 1, 1)
 			r.sendsAre(r.send(tp0), "1@3/0")
-			r.answer(tp0, 1, CodeTransport, MaybeAppended, -1)
+			r.answer(tp0, 1, kafkaerr.Transport, MaybeAppended, -1)
 			r.pr.purge(true, true)
 			ev := r.take()
 			r.failed(ev, 1, ErrPurged, ErrOutcomeUnknown)
@@ -130,7 +132,7 @@ func TestRulePurge(t *testing.T) {
 		{name: "a batch awaiting its split is left; a closed producer purges nothing", run: func(r *rig) {
 			r.enqueue(tp0, 2, 1)
 			r.send(tp0)
-			r.answer(tp0, 1, CodeMessageTooLarge, NotAppendedFatal, -1)
+			r.answer(tp0, 1, kafkaerr.MessageTooLarge, NotAppendedFatal, -1)
 			r.is(len(find[NeedSplit](r.take())) == 1, "no split asked")
 			r.pr.purge(true, true)
 			ev := r.take()

@@ -1,6 +1,10 @@
 package idempotence
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
+)
 
 // A topic deleted and created again (a new Incarnation) is a new topic:
 // leader epochs start over, batches in flight or with an unknown outcome
@@ -16,7 +20,7 @@ func TestRuleTopicRecreated(t *testing.T) {
 	r.sendsAre(r.send(tp0), "1@3/0", "2@3/2", "3@3/4", "4@3/6")
 	r.ok(tp0, 1, 100)
 	r.ok(tp0, 3, 104) // acknowledged behind 2
-	r.answer(tp0, 4, CodeRequestTimedOut, MaybeAppended, -1)
+	r.answer(tp0, 4, kafkaerr.RequestTimedOut, MaybeAppended, -1)
 	r.delivered(r.take(), "1@100")
 	r.enqueue(tp0, 1, 5, 6)
 	// Re-created: epoch 0 < 7 is taken, as a new topic.
@@ -28,7 +32,7 @@ func TestRuleTopicRecreated(t *testing.T) {
 	r.sendsAre(r.send(tp0))                               // 2 still in flight
 	// A stale answer about the old topic is ignored.
 	r.pr.leaderChangedIn(tp0, 1, 9, 1)
-	r.answer(tp0, 2, CodeNone, Appended, 102)
+	r.answer(tp0, 2, kafkaerr.None, Appended, 102)
 	ev = r.take()
 	r.delivered(ev, "3@104")
 	// 5 and 6, never written, go to the new topic under a fresh epoch,
@@ -52,7 +56,7 @@ func TestRuleTopicRecreatedNotWrittenBefore(t *testing.T) {
 	r.pr.leaderChangedIn(tp0, 1, 7, 1)
 	r.enqueue(tp0, 1, 1, 2)
 	r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
-	r.answer(tp0, 1, CodeNotEnoughReplicas, NotAppended, -1)
+	r.answer(tp0, 1, kafkaerr.NotEnoughReplicas, NotAppended, -1)
 	r.ok(tp0, 2, 50) // a broker without our state took it anyway
 	r.take()
 	r.pr.leaderChangedIn(tp0, 1, 0, 2)

@@ -3,6 +3,8 @@ package idempotence
 import (
 	"testing"
 	"time"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 // Kafka expires a producer by its last batch's largest record timestamp,
@@ -41,7 +43,7 @@ func TestRuleOldStampsSettleByRead(t *testing.T) {
 				r.ok(tp0, 1, 10)
 				r.delivered(r.take(), "1@10")
 			}
-			r.answer(tp0, 2, CodeRequestTimedOut, MaybeAppended, -1)
+			r.answer(tp0, 2, kafkaerr.RequestTimedOut, MaybeAppended, -1)
 			r.take()
 			r.later() // past the backoff
 			if !c.read {
@@ -85,7 +87,7 @@ func TestRuleReadBelowLogEndSettlesNothing(t *testing.T) {
 		r.ok(tp0, 1, 10)
 		r.delivered(r.take(), "1@10")
 		r.sendsAre(r.send(tp0), "2@3/1")
-		r.answer(tp0, 2, CodeRequestTimedOut, MaybeAppended, -1)
+		r.answer(tp0, 2, kafkaerr.RequestTimedOut, MaybeAppended, -1)
 		r.take()
 		r.later()
 		r.sendsAre(r.send(tp0))

@@ -6,6 +6,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 type ruleCase struct {
@@ -25,29 +27,29 @@ func runRules(t *testing.T, cases []ruleCase) {
 // first unacknowledged batch, resent one at a time once the leader is known.
 func TestRuleNotAppended(t *testing.T) {
 	type code struct {
-		code     int16
+		code     kafkaerr.Code
 		class    Class
 		metadata bool
 	}
 	codes := []code{
-		{CodeNotLeaderOrFollower, MaybeAppended, true}, // class ignored: decided by number
-		{CodeUnknownTopicOrPartition, NotAppended, true},
-		{CodeLeaderNotAvailable, NotAppended, true},
-		{CodeFencedLeaderEpoch, NotAppended, true},
-		{CodeUnknownLeaderEpoch, NotAppended, true},
-		{CodeNotEnoughReplicas, MaybeAppended, false},
-		{CodeKafkaStorageError, NotAppended, true},
-		{CodeTransport, NotAppended, true}, // never written
+		{kafkaerr.NotLeaderOrFollower, MaybeAppended, true}, // class ignored: decided by number
+		{kafkaerr.UnknownTopicOrPartition, NotAppended, true},
+		{kafkaerr.LeaderNotAvailable, NotAppended, true},
+		{kafkaerr.FencedLeaderEpoch, NotAppended, true},
+		{kafkaerr.UnknownLeaderEpoch, NotAppended, true},
+		{kafkaerr.NotEnoughReplicas, MaybeAppended, false},
+		{kafkaerr.KafkaStorageError, NotAppended, true},
+		{kafkaerr.Transport, NotAppended, true}, // never written
 		{999, NotAppended, false},
 	}
 	var cases []ruleCase
 	for _, c := range codes {
-		cases = append(cases, ruleCase{name: CodeName(c.code), run: func(r *rig) {
+		cases = append(cases, ruleCase{name: c.code.String(), run: func(r *rig) {
 			r.enqueue(tp0, 2, 1, 2, 3)
 			r.sendsAre(r.send(tp0), "1@3/0", "2@3/2", "3@3/4")
 			r.answer(tp0, 1, c.code, c.class, -1)
-			r.answer(tp0, 2, CodeOutOfOrderSequenceNumber, NotAppended, -1)
-			r.answer(tp0, 3, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.answer(tp0, 2, kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1)
+			r.answer(tp0, 3, kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1)
 			ev := r.take()
 			r.is(len(find[RefreshMetadata](ev)) == map[bool]int{true: 1, false: 0}[c.metadata], "refresh metadata: %v", ev)
 			r.none(ev, "tail read", len(find[ReadTail](ev)))
@@ -87,20 +89,20 @@ func TestRuleNotAppended(t *testing.T) {
 func TestRuleMaybeAppended(t *testing.T) {
 	var cases []ruleCase
 	for _, c := range []struct {
-		code  int16
+		code  kafkaerr.Code
 		class Class
 	}{
-		{CodeRequestTimedOut, NotAppended}, // class ignored: decided by number
-		{CodeNotEnoughReplicasAfterAppend, NotAppendedFatal},
-		{CodeTransport, MaybeAppended}, // connection lost after the write
-		{CodeNetworkException, MaybeAppended},
+		{kafkaerr.RequestTimedOut, NotAppended}, // class ignored: decided by number
+		{kafkaerr.NotEnoughReplicasAfterAppend, NotAppendedFatal},
+		{kafkaerr.Transport, MaybeAppended}, // connection lost after the write
+		{kafkaerr.NetworkException, MaybeAppended},
 		{998, MaybeAppended},
 	} {
-		cases = append(cases, ruleCase{name: CodeName(c.code), run: func(r *rig) {
+		cases = append(cases, ruleCase{name: c.code.String(), run: func(r *rig) {
 			r.enqueue(tp0, 1, 1, 2)
 			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
 			r.answer(tp0, 1, c.code, c.class, -1)
-			r.answer(tp0, 2, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.answer(tp0, 2, kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1)
 			for range 3 {
 				r.later()
 				r.pr.leaderChanged(tp0, 1, 7)
@@ -128,9 +130,9 @@ func TestRuleDesync(t *testing.T) {
 		{name: "out of order behind the head is retried in order", run: func(r *rig) {
 			r.enqueue(tp0, 1, 1, 2, 3)
 			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1", "3@3/2")
-			r.answer(tp0, 1, CodeNotEnoughReplicas, NotAppended, -1)
-			r.answer(tp0, 2, CodeOutOfOrderSequenceNumber, NotAppended, -1)
-			r.answer(tp0, 3, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.answer(tp0, 1, kafkaerr.NotEnoughReplicas, NotAppended, -1)
+			r.answer(tp0, 2, kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1)
+			r.answer(tp0, 3, kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1)
 			r.later()
 			r.sendsAre(r.send(tp0), "1@3/0")
 			r.ok(tp0, 1, 0)
@@ -145,12 +147,12 @@ func TestRuleDesync(t *testing.T) {
 			r.enqueue(tp1, 1, 7, 8)
 			r.sendsAre(r.send(tp1), "7@3/0", "8@3/1")
 			r.ok(tp0, 1, 10)
-			r.answer(tp0, 2, CodeRequestTimedOut, MaybeAppended, -1)
-			r.answer(tp0, 3, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.answer(tp0, 2, kafkaerr.RequestTimedOut, MaybeAppended, -1)
+			r.answer(tp0, 3, kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1)
 			r.later()
 			r.sendsAre(r.send(tp0), "2@3/1")
 			// The leader restarted and lost its window: the retry of 2 is out of order.
-			r.answer(tp0, 2, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.answer(tp0, 2, kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1)
 			ev := r.take()
 			rt := find[ReadTail](ev)
 			r.is(len(rt) == 1 && rt[0].TP == tp0 && rt[0].FromOffset == 10, "read tail: %v", ev)
@@ -179,7 +181,7 @@ func TestRuleDesync(t *testing.T) {
 		{name: "unknown producer id resolves from the log start when nothing was acknowledged", run: func(r *rig) {
 			r.enqueue(tp0, 1, 1)
 			r.sendsAre(r.send(tp0), "1@3/0")
-			r.answer(tp0, 1, CodeUnknownProducerID, NotAppended, -1)
+			r.answer(tp0, 1, kafkaerr.UnknownProducerID, NotAppended, -1)
 			rt := find[ReadTail](r.take())
 			r.is(len(rt) == 1 && rt[0].FromOffset == -1, "read tail %v", rt)
 			r.pr.tailRead(tp0, Tail{HighWatermark: 0})
@@ -190,7 +192,7 @@ func TestRuleDesync(t *testing.T) {
 			r.enqueue(tp0, 1, 1, 2)
 			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
 			r.ok(tp0, 1, 5)
-			r.pr.respond(tp0, 2, Response{Code: CodeUnknownProducerID, LogStartOffset: 100}, r.now)
+			r.pr.respond(tp0, 2, Response{Code: kafkaerr.UnknownProducerID, LogStartOffset: 100}, r.now)
 			rt := find[ReadTail](r.take())
 			r.is(len(rt) == 1 && rt[0].FromOffset == 5, "read tail %v", rt)
 			r.pr.tailRead(tp0, Tail{LogStartOffset: 100, HighWatermark: 120})
@@ -202,11 +204,11 @@ func TestRuleDesync(t *testing.T) {
 		{name: "stale epoch on a batch with an unknown outcome resolves from the log", run: func(r *rig) {
 			r.enqueue(tp0, 1, 1)
 			r.send(tp0)
-			r.answer(tp0, 1, CodeTransport, MaybeAppended, -1)
+			r.answer(tp0, 1, kafkaerr.Transport, MaybeAppended, -1)
 			r.later()
 			r.pr.leaderChanged(tp0, 1, 7)
 			r.sendsAre(r.send(tp0), "1@3/0")
-			r.answer(tp0, 1, CodeInvalidProducerEpoch, NotAppended, -1)
+			r.answer(tp0, 1, kafkaerr.InvalidProducerEpoch, NotAppended, -1)
 			r.is(len(find[ReadTail](r.take())) == 1, "no tail read")
 			r.pr.tailRead(tp0, Tail{HighWatermark: 1, Batches: []TailBatch{{BaseOffset: 0, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 1}}})
 			r.delivered(r.take(), "1@0")
@@ -215,9 +217,9 @@ func TestRuleDesync(t *testing.T) {
 		{name: "stale epoch on a batch known not appended resends it under the current epoch", run: func(r *rig) {
 			r.enqueue(tp0, 1, 1, 2)
 			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
-			r.answer(tp0, 1, CodeInvalidProducerEpoch, NotAppended, -1)
+			r.answer(tp0, 1, kafkaerr.InvalidProducerEpoch, NotAppended, -1)
 			r.sendsAre(r.send(tp0)) // draining
-			r.answer(tp0, 2, CodeInvalidProducerEpoch, NotAppended, -1)
+			r.answer(tp0, 2, kafkaerr.InvalidProducerEpoch, NotAppended, -1)
 			ev := r.take()
 			r.none(ev, "tail read", len(find[ReadTail](ev)))
 			r.sendsAre(r.send(tp0), "1@4/0")
@@ -229,10 +231,10 @@ func TestRuleDesync(t *testing.T) {
 			r.enqueue(tp1, 1, 7, 8)
 			r.sendsAre(r.send(tp0), "1@3/0")
 			r.sendsAre(r.send(tp1), "7@3/0", "8@3/1")
-			r.answer(tp1, 7, CodeRequestTimedOut, MaybeAppended, -1) // in fact appended at 0
-			r.answer(tp1, 8, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.answer(tp1, 7, kafkaerr.RequestTimedOut, MaybeAppended, -1) // in fact appended at 0
+			r.answer(tp1, 8, kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1)
 			// tp0 bumps to 4 and writes under it.
-			r.answer(tp0, 1, CodeUnknownProducerID, NotAppended, -1)
+			r.answer(tp0, 1, kafkaerr.UnknownProducerID, NotAppended, -1)
 			r.pr.tailRead(tp0, Tail{})
 			r.later()
 			r.sendsAre(r.send(tp0), "1@4/0")
@@ -241,7 +243,7 @@ func TestRuleDesync(t *testing.T) {
 			// The broker now rejects epoch 3 for this producer id everywhere.
 			r.pr.leaderChanged(tp1, 2, 9)
 			r.sendsAre(r.send(tp1), "7@3/0")
-			r.answer(tp1, 7, CodeInvalidProducerEpoch, NotAppended, -1)
+			r.answer(tp1, 7, kafkaerr.InvalidProducerEpoch, NotAppended, -1)
 			rt := find[ReadTail](r.take())
 			r.is(len(rt) == 1 && rt[0].TP == tp1, "read tail %v", rt)
 			r.pr.tailRead(tp1, Tail{HighWatermark: 1, Batches: []TailBatch{{BaseOffset: 0, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 1}}})
@@ -257,7 +259,7 @@ func TestRuleDataLoss(t *testing.T) {
 		r.sendsAre(r.send(tp0), "1@3/0", "2@3/2", "3@3/4")
 		r.ok(tp0, 1, 0)
 		r.ok(tp0, 2, 2)
-		r.answer(tp0, 3, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+		r.answer(tp0, 3, kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1)
 		rt := find[ReadTail](r.take())
 		r.is(len(rt) == 1 && rt[0].FromOffset == 2, "read tail %v", rt)
 		// An unclean leader election truncated the log to offset 2. A high
@@ -323,8 +325,8 @@ func TestRuleDataLoss(t *testing.T) {
 			r.enqueue(tp0, 2, 1, 2, 3, 4)
 			r.sendsAre(r.send(tp0), "1@3/0", "2@3/2", "3@3/4", "4@3/6")
 			r.ok(tp0, 1, 10)
-			r.answer(tp0, 2, CodeDuplicateSequenceNumber, Appended, -1) // somewhere at 12..13
-			r.ok(tp0, 3, 14)                                            // intact: no read
+			r.answer(tp0, 2, kafkaerr.DuplicateSequenceNumber, Appended, -1) // somewhere at 12..13
+			r.ok(tp0, 3, 14)                                                 // intact: no read
 			ev := r.take()
 			r.none(ev, "read tail", len(find[ReadTail](ev)))
 			r.ok(tp0, 4, 12) // below 16: the log lost what stood at 12..15
@@ -334,7 +336,7 @@ func TestRuleDataLoss(t *testing.T) {
 		{name: "a retry acknowledged after later batches is no truncation", run: func(r *rig) {
 			r.enqueue(tp0, 2, 1, 2)
 			r.sendsAre(r.send(tp0), "1@3/0", "2@3/2")
-			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
+			r.answer(tp0, 1, kafkaerr.RequestTimedOut, MaybeAppended, -1)
 			r.ok(tp0, 2, 12)
 			r.later()
 			r.sendsAre(r.send(tp0), "1@3/0")
@@ -360,13 +362,13 @@ func TestRuleOutcomes(t *testing.T) {
 		{name: "duplicate sequence number is success with unknown offset", run: func(r *rig) {
 			r.enqueue(tp0, 1, 1)
 			r.send(tp0)
-			r.answer(tp0, 1, CodeDuplicateSequenceNumber, NotAppendedFatal, -1)
+			r.answer(tp0, 1, kafkaerr.DuplicateSequenceNumber, NotAppendedFatal, -1)
 			r.delivered(r.take(), "1@-1")
 		}},
 		{name: "delivered in enqueue order", run: func(r *rig) {
 			r.enqueue(tp0, 1, 1, 2)
 			r.send(tp0)
-			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
+			r.answer(tp0, 1, kafkaerr.RequestTimedOut, MaybeAppended, -1)
 			r.ok(tp0, 2, 1)
 			r.delivered(r.take())
 			r.is(r.pr.Pending(tp0) == 2, "pending %d", r.pr.Pending(tp0))
@@ -398,13 +400,13 @@ func TestRuleOutcomes(t *testing.T) {
 		{name: "non-retriable code fails the batch, then the partition bumps", run: func(r *rig) {
 			r.enqueue(tp0, 1, 1, 2, 3)
 			r.send(tp0)
-			r.answer(tp0, 2, CodeTopicAuthorizationFailed, NotAppendedFatal, -1)
+			r.answer(tp0, 2, kafkaerr.TopicAuthorizationFailed, NotAppendedFatal, -1)
 			ev := r.take()
 			r.failed(ev, 2, ErrNotWritten)
 			var ce *CodeError
 			f := find[Failed](ev)[0]
-			r.is(errors.As(f.Err, &ce) && ce.Code == CodeTopicAuthorizationFailed && ce.Error() != "", "code error %v", f.Err)
-			r.answer(tp0, 3, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.is(errors.As(f.Err, &ce) && ce.Code == kafkaerr.TopicAuthorizationFailed && ce.Error() != "", "code error %v", f.Err)
+			r.answer(tp0, 3, kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1)
 			r.sendsAre(r.send(tp0)) // draining
 			r.ok(tp0, 1, 0)
 			r.later()
@@ -413,10 +415,10 @@ func TestRuleOutcomes(t *testing.T) {
 		{name: "non-retriable code after an unknown outcome resolves from the log", run: func(r *rig) {
 			r.enqueue(tp0, 1, 1)
 			r.send(tp0)
-			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
+			r.answer(tp0, 1, kafkaerr.RequestTimedOut, MaybeAppended, -1)
 			r.later()
 			r.sendsAre(r.send(tp0), "1@3/0")
-			r.answer(tp0, 1, CodeInvalidRecord, NotAppendedFatal, -1)
+			r.answer(tp0, 1, kafkaerr.InvalidRecord, NotAppendedFatal, -1)
 			r.is(len(find[ReadTail](r.take())) == 1, "no tail read")
 			r.pr.tailRead(tp0, Tail{HighWatermark: 0, Described: true}) // the leader holds nothing of ours
 			r.failed(r.take(), 1, ErrNotWritten)
@@ -424,11 +426,11 @@ func TestRuleOutcomes(t *testing.T) {
 		{name: "an unknown outcome the broker cannot disprove stays unknown and is never rewritten", run: func(r *rig) {
 			r.enqueue(tp0, 1, 1, 2)
 			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
-			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
-			r.answer(tp0, 2, CodeNotEnoughReplicas, NotAppended, -1)
+			r.answer(tp0, 1, kafkaerr.RequestTimedOut, MaybeAppended, -1)
+			r.answer(tp0, 2, kafkaerr.NotEnoughReplicas, NotAppended, -1)
 			r.later()
 			r.sendsAre(r.send(tp0), "1@3/0")
-			r.answer(tp0, 1, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.answer(tp0, 1, kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1)
 			r.is(len(find[ReadTail](r.take())) == 1, "no tail read")
 			// A broker without DescribeProducers: the read cannot show an
 			// append above the high watermark, so absence proves nothing.
@@ -442,8 +444,8 @@ func TestRuleOutcomes(t *testing.T) {
 		{name: "a batch the leader holds above the high watermark is read again, not rewritten", run: func(r *rig) {
 			r.enqueue(tp0, 1, 1, 2)
 			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
-			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
-			r.answer(tp0, 2, CodeInvalidRecord, NotAppendedFatal, -1) // a hole after batch 1: a bump is needed
+			r.answer(tp0, 1, kafkaerr.RequestTimedOut, MaybeAppended, -1)
+			r.answer(tp0, 2, kafkaerr.InvalidRecord, NotAppendedFatal, -1) // a hole after batch 1: a bump is needed
 			r.failed(r.take(), 2, ErrNotWritten)
 			r.later()
 			r.sendsAre(r.send(tp0)) // batch 1 is resolved first
@@ -463,8 +465,8 @@ func TestRuleOutcomes(t *testing.T) {
 			r.enqueue(tp0, 4, 1)
 			r.enqueue(tp0, 1, 2)
 			r.sendsAre(r.send(tp0), "1@3/0", "2@3/4")
-			r.answer(tp0, 1, CodeMessageTooLarge, NotAppendedFatal, -1)
-			r.answer(tp0, 2, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.answer(tp0, 1, kafkaerr.MessageTooLarge, NotAppendedFatal, -1)
+			r.answer(tp0, 2, kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1)
 			ns := find[NeedSplit](r.take())
 			r.is(len(ns) == 1 && ns[0].ID == 1, "need split %v", ns)
 			r.later()
@@ -477,20 +479,20 @@ func TestRuleOutcomes(t *testing.T) {
 		{name: "split into nothing fails the batch", run: func(r *rig) {
 			r.enqueue(tp0, 4, 1)
 			r.send(tp0)
-			r.answer(tp0, 1, CodeMessageTooLarge, NotAppended, -1)
+			r.answer(tp0, 1, kafkaerr.MessageTooLarge, NotAppended, -1)
 			r.pr.split(tp0, 1, nil)
 			ev := r.take()
 			r.failed(ev, 1, ErrNotWritten)
 			var ce *CodeError
-			r.is(errors.As(find[Failed](ev)[0].Err, &ce) && ce.Code == CodeMessageTooLarge, "not a too-large error")
+			r.is(errors.As(find[Failed](ev)[0].Err, &ce) && ce.Code == kafkaerr.MessageTooLarge, "not a too-large error")
 		}},
 		{name: "message too large after an unknown outcome is resolved first", run: func(r *rig) {
 			r.enqueue(tp0, 4, 1)
 			r.send(tp0)
-			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
+			r.answer(tp0, 1, kafkaerr.RequestTimedOut, MaybeAppended, -1)
 			r.later()
 			r.send(tp0)
-			r.answer(tp0, 1, CodeMessageTooLarge, NotAppended, -1)
+			r.answer(tp0, 1, kafkaerr.MessageTooLarge, NotAppended, -1)
 			ev := r.take()
 			r.none(ev, "split", len(find[NeedSplit](ev)))
 			r.pr.tailRead(tp0, Tail{Described: true})
@@ -501,7 +503,7 @@ func TestRuleOutcomes(t *testing.T) {
 			r.enqueue(tp0, 1, 1)
 			r.enqueue(tp1, 1, 2)
 			r.sendsAre(r.send(tp0), "1@32767/0")
-			r.answer(tp0, 1, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.answer(tp0, 1, kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1)
 			r.pr.tailRead(tp0, Tail{})
 			r.is(len(find[NeedProducerID](r.take())) == 1, "no NeedProducerID")
 			r.later()
@@ -549,7 +551,7 @@ func TestRuleNewProducerIDGoesAlone(t *testing.T) {
 	if s := pr.sendable(tp0, now); len(s) != 1 {
 		t.Fatalf("first batch under an unknown producer id not alone: %v", s)
 	}
-	pr.respond(tp0, 1, Response{Code: CodeNone, BaseOffset: 0}, now)
+	pr.respond(tp0, 1, Response{Code: kafkaerr.None, BaseOffset: 0}, now)
 	if s := pr.sendable(tp0, now); len(s) != 2 {
 		t.Fatalf("not pipelined after the first success: %v", s)
 	}
@@ -577,8 +579,8 @@ func TestRuleDeadlines(t *testing.T) {
 			ev := r.take()
 			r.failed(ev, 1, ErrDeliveryTimeout, ErrOutcomeUnknown)
 			r.is(!errors.Is(find[Failed](ev)[0].Err, ErrNotWritten), "in flight, yet reported not written")
-			r.answer(tp0, 1, CodeNotEnoughReplicas, NotAppended, -1)
-			r.answer(tp0, 2, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.answer(tp0, 1, kafkaerr.NotEnoughReplicas, NotAppended, -1)
+			r.answer(tp0, 2, kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1)
 			ev = r.take()
 			r.none(ev, "a second outcome for batch 1", len(find[Failed](ev))+len(find[Delivered](ev)))
 			r.later()
@@ -588,8 +590,8 @@ func TestRuleDeadlines(t *testing.T) {
 			r.pr.enqueue(tp0, 1, 1, deadline(r), time.Time{})
 			r.enqueue(tp0, 1, 2)
 			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
-			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
-			r.answer(tp0, 2, CodeRequestTimedOut, MaybeAppended, -1)
+			r.answer(tp0, 1, kafkaerr.RequestTimedOut, MaybeAppended, -1)
+			r.answer(tp0, 2, kafkaerr.RequestTimedOut, MaybeAppended, -1)
 			r.now = r.now.Add(5 * time.Second)
 			r.pr.tick(r.now)
 			ev := r.take()
@@ -605,7 +607,7 @@ func TestRuleDeadlines(t *testing.T) {
 			r.pr.enqueue(tp0, 1, 1, deadline(r), time.Time{})
 			r.send(tp0)
 			r.now = r.now.Add(5 * time.Second)
-			r.answer(tp0, 1, CodeTransport, MaybeAppended, -1)
+			r.answer(tp0, 1, kafkaerr.Transport, MaybeAppended, -1)
 			r.later() // the deadline passes, the read waits for the backoff
 			ev := r.take()
 			r.failed(ev, 1, ErrDeliveryTimeout, ErrOutcomeUnknown)
@@ -618,8 +620,8 @@ func TestRuleDeadlines(t *testing.T) {
 			r.pr.enqueue(tp0, 1, 1, deadline(r), time.Time{})
 			r.pr.enqueue(tp0, 2, 1, r.now.Add(time.Hour), time.Time{})
 			r.send(tp0)
-			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
-			r.answer(tp0, 2, CodeRequestTimedOut, MaybeAppended, -1)
+			r.answer(tp0, 1, kafkaerr.RequestTimedOut, MaybeAppended, -1)
+			r.answer(tp0, 2, kafkaerr.RequestTimedOut, MaybeAppended, -1)
 			r.now = r.now.Add(5 * time.Second)
 			r.pr.tick(r.now)
 			ev := r.take()
@@ -639,7 +641,7 @@ func TestRuleDeadlines(t *testing.T) {
 		{name: "a failed read with nothing uncertain left moves on", run: func(r *rig) {
 			r.enqueue(tp0, 1, 1)
 			r.send(tp0)
-			r.answer(tp0, 1, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.answer(tp0, 1, kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1)
 			r.pr.tailRead(tp0, Tail{Err: errors.New("nope")})
 			r.later()
 			r.sendsAre(r.send(tp0), "1@4/0")
@@ -647,17 +649,17 @@ func TestRuleDeadlines(t *testing.T) {
 		{name: "a non-retriable code after an unknown outcome with an unreadable log", run: func(r *rig) {
 			r.pr.enqueue(tp0, 1, 1, deadline(r), time.Time{})
 			r.send(tp0)
-			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
+			r.answer(tp0, 1, kafkaerr.RequestTimedOut, MaybeAppended, -1)
 			r.later()
 			r.send(tp0)
-			r.answer(tp0, 1, CodeInvalidRecord, NotAppendedFatal, -1)
+			r.answer(tp0, 1, kafkaerr.InvalidRecord, NotAppendedFatal, -1)
 			r.now = r.now.Add(5 * time.Second)
 			r.pr.tick(r.now)
 			r.pr.tailRead(tp0, Tail{Err: errors.New("nope")})
 			ev := r.take()
 			r.failed(ev, 1, ErrOutcomeUnknown, ErrDeliveryTimeout)
 			var ce *CodeError
-			r.is(errors.As(find[Failed](ev)[0].Err, &ce) && ce.Code == CodeInvalidRecord, "code error")
+			r.is(errors.As(find[Failed](ev)[0].Err, &ce) && ce.Code == kafkaerr.InvalidRecord, "code error")
 		}},
 	})
 }
@@ -686,7 +688,7 @@ func TestInputsValidatedAndStaleIgnored(t *testing.T) {
 	for _, c := range []Class{MaybeAppended, NotAppended, NotAppendedFatal, Appended, 9} {
 		r.is(c.String() != "", "class name")
 	}
-	r.is(CodeName(45) == "OUT_OF_ORDER_SEQUENCE_NUMBER" && CodeName(4242) == "4242", "code names")
+	r.is(kafkaerr.Code(45).String() == "OUT_OF_ORDER_SEQUENCE_NUMBER" && kafkaerr.Code(4242).String() == "UNKNOWN_CODE_4242", "code names")
 	r.is(stAwaitSplit.String() == "await-split" && status(99).String() != "", "status names")
 }
 
@@ -702,7 +704,7 @@ func TestNoIdentityHolds(t *testing.T) {
 		t.Fatalf("sends %v", s)
 	}
 	// No backoff configured: a retriable error resends at once.
-	pr.respond(tp0, 1, Response{Code: CodeNotEnoughReplicas}, time.Unix(1, 0))
+	pr.respond(tp0, 1, Response{Code: kafkaerr.NotEnoughReplicas}, time.Unix(1, 0))
 	if s := pr.sendable(tp0, time.Unix(1, 0)); len(s) != 1 {
 		t.Fatalf("not resent at once: %v", s)
 	}
@@ -712,8 +714,8 @@ func TestSplitRejectsBadParts(t *testing.T) {
 	r := newRig(t, Config{})
 	r.enqueue(tp0, 4, 1, 2)
 	r.send(tp0)
-	r.answer(tp0, 1, CodeMessageTooLarge, NotAppended, -1)
-	r.answer(tp0, 2, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+	r.answer(tp0, 1, kafkaerr.MessageTooLarge, NotAppended, -1)
+	r.answer(tp0, 2, kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1)
 	r.is(r.pr.split(tp0, 1, []Part{{ID: 2, Records: 1}, {ID: 3, Records: 0}, {ID: 4, Records: 4}, {ID: 4, Records: 1}}), "split refused")
 	r.is(!r.pr.split(tp0, 1, nil), "split twice")
 	ev := r.take()
@@ -727,7 +729,7 @@ func TestSplitAfterDeadline(t *testing.T) {
 	r := newRig(t, Config{})
 	r.pr.enqueue(tp0, 1, 4, r.now.Add(time.Second), time.Time{})
 	r.send(tp0)
-	r.answer(tp0, 1, CodeMessageTooLarge, NotAppended, -1)
+	r.answer(tp0, 1, kafkaerr.MessageTooLarge, NotAppended, -1)
 	r.now = r.now.Add(2 * time.Second)
 	r.pr.tick(r.now)
 	ev := r.take()
@@ -751,7 +753,7 @@ func TestNotIdempotent(t *testing.T) {
 	if len(s) != 1 || s[0].ProducerID != -1 || s[0].Epoch != -1 || s[0].BaseSequence != -1 {
 		t.Fatalf("sends %+v", s)
 	}
-	pr.respond(tp0, 1, Response{Code: CodeTopicAuthorizationFailed, Class: NotAppendedFatal}, now)
+	pr.respond(tp0, 1, Response{Code: kafkaerr.TopicAuthorizationFailed, Class: NotAppendedFatal}, now)
 	s = pr.sendable(tp0, now)
 	if len(s) != 1 || s[0].ID != 2 || s[0].Epoch != -1 || s[0].BaseSequence != -1 {
 		t.Fatalf("sends after a failure %+v", s)
@@ -771,11 +773,11 @@ func TestRuleNotLeaderAfterAppend(t *testing.T) {
 	r := newRig(t, Config{})
 	r.enqueue(tp0, 3, 1)
 	r.sendsAre(r.send(tp0), "1@3/0")
-	r.answer(tp0, 1, CodeNotLeaderOrFollower, MaybeAppended, -1)
+	r.answer(tp0, 1, kafkaerr.NotLeaderOrFollower, MaybeAppended, -1)
 	r.pr.leaderChanged(tp0, 2, 8)
 	r.later()
 	r.sendsAre(r.send(tp0), "1@3/0")
-	r.answer(tp0, 1, CodeInvalidProducerEpoch, NotAppended, -1)
+	r.answer(tp0, 1, kafkaerr.InvalidProducerEpoch, NotAppended, -1)
 	ev := r.take()
 	rt := find[ReadTail](ev)
 	r.is(len(rt) == 1, "a stale epoch on a maybe-appended batch reads the log first: %v", ev)
@@ -816,7 +818,7 @@ func TestRuleLogReads(t *testing.T) {
 			r.sendsAre(r.send(tp0), "1@3/0", "2@3/2", "3@3/4")
 			r.ok(tp0, 1, 0)
 			r.ok(tp0, 2, 2)
-			r.answer(tp0, 3, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.answer(tp0, 3, kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1)
 			rt := find[ReadTail](r.take())
 			r.is(len(rt) == 1 && rt[0].FromOffset == 2, "read tail %v", rt)
 			// The cleaner removed batch 2 (offsets 2-3 unused now); a later
@@ -854,11 +856,11 @@ func TestRuleLogReads(t *testing.T) {
 		{name: "an acknowledged batch not yet delivered that a truncation removed is written again, not delivered", run: func(r *rig) {
 			r.enqueue(tp0, 2, 1, 2)
 			r.sendsAre(r.send(tp0), "1@3/0", "2@3/2")
-			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
+			r.answer(tp0, 1, kafkaerr.RequestTimedOut, MaybeAppended, -1)
 			r.ok(tp0, 2, 2) // acknowledged, waits for batch 1
 			r.later()
 			r.sendsAre(r.send(tp0), "1@3/0")
-			r.answer(tp0, 1, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.answer(tp0, 1, kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1)
 			r.is(len(find[ReadTail](r.take())) == 1, "no tail read")
 			// The log lost everything (unclean election); the leader keeps
 			// no state for us. A short log is believed after a few reads.
@@ -881,11 +883,11 @@ func TestRuleLogReads(t *testing.T) {
 		{name: "a log the producer may not read leaves unknown outcomes unknown and moves on", run: func(r *rig) {
 			r.enqueue(tp0, 1, 1, 2)
 			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
-			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
-			r.answer(tp0, 2, CodeNotEnoughReplicas, NotAppended, -1)
+			r.answer(tp0, 1, kafkaerr.RequestTimedOut, MaybeAppended, -1)
+			r.answer(tp0, 2, kafkaerr.NotEnoughReplicas, NotAppended, -1)
 			r.later()
 			r.sendsAre(r.send(tp0), "1@3/0")
-			r.answer(tp0, 1, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.answer(tp0, 1, kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1)
 			r.is(len(find[ReadTail](r.take())) == 1, "no tail read")
 			r.pr.tailRead(tp0, Tail{Unreadable: true, Err: errors.New("TOPIC_AUTHORIZATION_FAILED")})
 			ev := r.take()
@@ -906,7 +908,7 @@ func TestRuleCodesFollowAcks(t *testing.T) {
 	expire := func(r *rig) []Event {
 		r.pr.enqueue(tp0, 1, 1, r.now.Add(3*time.Second), time.Time{})
 		r.sendsAre(r.send(tp0), "1@3/0")
-		r.answer(tp0, 1, CodeNotLeaderOrFollower, MaybeAppended, -1)
+		r.answer(tp0, 1, kafkaerr.NotLeaderOrFollower, MaybeAppended, -1)
 		r.now = r.now.Add(5 * time.Second)
 		r.pr.tick(r.now)
 		return r.take()
@@ -923,13 +925,13 @@ func TestRuleCodesFollowAcks(t *testing.T) {
 		{name: "a retriable code is retried, a non-retriable one is final", run: func(r *rig) {
 			r.enqueue(tp0, 1, 1, 2)
 			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
-			r.answer(tp0, 1, CodeCorruptMessage, NotAppendedFatal, -1) // retriable in Kafka, whatever the caller says
-			r.answer(tp0, 2, CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.answer(tp0, 1, kafkaerr.CorruptMessage, NotAppendedFatal, -1) // retriable in Kafka, whatever the caller says
+			r.answer(tp0, 2, kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1)
 			ev := r.take()
 			r.none(ev, "a failure", len(find[Failed](ev)))
 			r.later()
 			r.sendsAre(r.send(tp0), "1@3/0")
-			r.answer(tp0, 1, CodeTopicAuthorizationFailed, NotAppended, -1) // not retriable
+			r.answer(tp0, 1, kafkaerr.TopicAuthorizationFailed, NotAppended, -1) // not retriable
 			r.failed(r.take(), 1, ErrNotWritten)
 		}},
 	})
@@ -947,8 +949,8 @@ func TestRuleSettlingReadResendsUnchanged(t *testing.T) {
 			r.pr.enqueue(tp0, 1, 1, r.now.Add(3*time.Second), time.Time{})
 			r.pr.enqueue(tp0, 2, 1, r.now.Add(time.Hour), time.Time{})
 			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
-			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
-			r.answer(tp0, 2, CodeTransport, MaybeAppended, -1)
+			r.answer(tp0, 1, kafkaerr.RequestTimedOut, MaybeAppended, -1)
+			r.answer(tp0, 2, kafkaerr.Transport, MaybeAppended, -1)
 			r.now = r.now.Add(5 * time.Second)
 			r.pr.tick(r.now)
 			ev := r.take()
@@ -967,8 +969,8 @@ func TestRuleSettlingReadResendsUnchanged(t *testing.T) {
 			r.pr.enqueue(tp0, 1, 1, r.now.Add(3*time.Second), time.Time{})
 			r.pr.enqueue(tp0, 2, 1, r.now.Add(time.Hour), time.Time{})
 			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
-			r.answer(tp0, 1, CodeRequestTimedOut, MaybeAppended, -1)
-			r.answer(tp0, 2, CodeNotEnoughReplicas, NotAppended, -1)
+			r.answer(tp0, 1, kafkaerr.RequestTimedOut, MaybeAppended, -1)
+			r.answer(tp0, 2, kafkaerr.NotEnoughReplicas, NotAppended, -1)
 			r.now = r.now.Add(5 * time.Second)
 			r.pr.tick(r.now)
 			r.take()
@@ -993,7 +995,7 @@ func TestLossBelowTheHistory(t *testing.T) {
 			bases := ackTwoRecordBatches(r, n, foreign)
 			r.enqueue(tp0, 2, BatchID(n+1))
 			r.send(tp0)
-			r.answer(tp0, BatchID(n+1), CodeOutOfOrderSequenceNumber, NotAppended, -1)
+			r.answer(tp0, BatchID(n+1), kafkaerr.OutOfOrderSequenceNumber, NotAppended, -1)
 			// The log now ends at 20: every batch of ours from there on is gone.
 			dl := readUntilLoss(r, Tail{LogStartOffset: 0, HighWatermark: 20, LogEndOffset: 20, Described: true})
 			r.is(len(dl) == 1, "no data loss reported")

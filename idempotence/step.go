@@ -1,6 +1,8 @@
 package idempotence
 
-import "time"
+import (
+	"time"
+)
 
 // Input is one thing that happened to the producer, fed to Step. The set is
 // closed: SetIdentity, NewBatch, LeaderChanged, Answer, TailRead,
@@ -63,7 +65,7 @@ type LeaderChanged struct {
 // Answer is the outcome of one produce attempt of batch ID (one Send). An
 // answer for a batch that is not in flight (stale or repeated) is ignored.
 // Every Send must get exactly one Answer: a failed write or a dropped
-// connection is Code -1 (CodeTransport) with Class MaybeAppended when the
+// connection is Code kafkaerr.Transport with Class MaybeAppended when the
 // request may have reached the broker, NotAppended when it certainly did not.
 type Answer struct {
 	TP       TopicPartition

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 // transcript drives a Producer through Step and records every input and
@@ -42,19 +44,19 @@ func TestStepTranscriptSeed(t *testing.T) {
 		tr.step(SetIdentity{ProducerID: 7, Epoch: 0})
 		tr.step(LeaderChanged{TP: tp, Broker: 1, LeaderEpoch: 3})
 		tr.step(NewBatch{TP: tp, ID: 1, Records: 2})
-		tr.step(Answer{TP: tp, ID: 1, Response: Response{Code: CodeNone, Class: Appended, BaseOffset: 0, LogStartOffset: 0}})
+		tr.step(Answer{TP: tp, ID: 1, Response: Response{Code: kafkaerr.None, Class: Appended, BaseOffset: 0, LogStartOffset: 0}})
 		tr.step(NewBatch{TP: tp, ID: 2, Records: 2})
 		tr.step(NewBatch{TP: tp, ID: 3, Records: 2})
-		tr.step(Answer{TP: tp, ID: 2, Response: Response{Code: CodeNone, Class: Appended, BaseOffset: 2, LogStartOffset: 0}})
-		tr.step(Answer{TP: tp, ID: 3, Response: Response{Code: CodeTransport, Class: MaybeAppended, BaseOffset: -1, LogStartOffset: -1}})
+		tr.step(Answer{TP: tp, ID: 2, Response: Response{Code: kafkaerr.None, Class: Appended, BaseOffset: 2, LogStartOffset: 0}})
+		tr.step(Answer{TP: tp, ID: 3, Response: Response{Code: kafkaerr.Transport, Class: MaybeAppended, BaseOffset: -1, LogStartOffset: -1}})
 		tr.step(LeaderChanged{TP: tp, Broker: 2, LeaderEpoch: 4})
 		tr.step(Tick{})
-		tr.step(Answer{TP: tp, ID: 3, Response: Response{Code: CodeOutOfOrderSequenceNumber, Class: NotAppended, BaseOffset: -1, LogStartOffset: -1}})
+		tr.step(Answer{TP: tp, ID: 3, Response: Response{Code: kafkaerr.OutOfOrderSequenceNumber, Class: NotAppended, BaseOffset: -1, LogStartOffset: -1}})
 		tr.step(TailRead{TP: tp, Tail: Tail{LogStartOffset: 0, HighWatermark: 4, Described: true,
 			Batches:   []TailBatch{{BaseOffset: 2, ProducerID: 7, Epoch: 0, BaseSequence: 2, Records: 2}},
 			Producers: []ProducerState{{ProducerID: 7, Epoch: 0, LastSequence: 3}}}})
 		tr.step(Tick{})
-		tr.step(Answer{TP: tp, ID: 3, Response: Response{Code: CodeNone, Class: Appended, BaseOffset: 4, LogStartOffset: 0}})
+		tr.step(Answer{TP: tp, ID: 3, Response: Response{Code: kafkaerr.None, Class: Appended, BaseOffset: 4, LogStartOffset: 0}})
 		tr.step(Close{})
 		return strings.Join(tr.lines, "\n")
 	}
@@ -64,26 +66,26 @@ func TestStepTranscriptSeed(t *testing.T) {
 > idempotence.LeaderChanged{TP:{Topic:t Partition:0} Broker:1 LeaderEpoch:3 Incarnation:0}
 > idempotence.NewBatch{TP:{Topic:t Partition:0} ID:1 Records:2 Deadline:0001-01-01 00:00:00 +0000 UTC Stamp:0001-01-01 00:00:00 +0000 UTC}
   send 1 7/0/0 to 1@3
-> idempotence.Answer{TP:{Topic:t Partition:0} ID:1 Response:{Code:0 Class:Appended BaseOffset:0 LogStartOffset:0}}
+> idempotence.Answer{TP:{Topic:t Partition:0} ID:1 Response:{Code:NONE Class:Appended BaseOffset:0 LogStartOffset:0}}
   idempotence.Delivered{TP:{Topic:t Partition:0} ID:1 BaseOffset:0}
 > idempotence.NewBatch{TP:{Topic:t Partition:0} ID:2 Records:2 Deadline:0001-01-01 00:00:00 +0000 UTC Stamp:0001-01-01 00:00:00 +0000 UTC}
   send 2 7/0/2 to 1@3
 > idempotence.NewBatch{TP:{Topic:t Partition:0} ID:3 Records:2 Deadline:0001-01-01 00:00:00 +0000 UTC Stamp:0001-01-01 00:00:00 +0000 UTC}
   send 3 7/0/4 to 1@3
-> idempotence.Answer{TP:{Topic:t Partition:0} ID:2 Response:{Code:0 Class:Appended BaseOffset:2 LogStartOffset:0}}
+> idempotence.Answer{TP:{Topic:t Partition:0} ID:2 Response:{Code:NONE Class:Appended BaseOffset:2 LogStartOffset:0}}
   idempotence.Delivered{TP:{Topic:t Partition:0} ID:2 BaseOffset:2}
-> idempotence.Answer{TP:{Topic:t Partition:0} ID:3 Response:{Code:-1 Class:MaybeAppended BaseOffset:-1 LogStartOffset:-1}}
+> idempotence.Answer{TP:{Topic:t Partition:0} ID:3 Response:{Code:TRANSPORT Class:MaybeAppended BaseOffset:-1 LogStartOffset:-1}}
   idempotence.RefreshMetadata{TP:{Topic:t Partition:0}}
 > idempotence.LeaderChanged{TP:{Topic:t Partition:0} Broker:2 LeaderEpoch:4 Incarnation:0}
   send 3 7/0/4 to 2@4
 > idempotence.Tick{}
-> idempotence.Answer{TP:{Topic:t Partition:0} ID:3 Response:{Code:45 Class:NotAppended BaseOffset:-1 LogStartOffset:-1}}
+> idempotence.Answer{TP:{Topic:t Partition:0} ID:3 Response:{Code:OUT_OF_ORDER_SEQUENCE_NUMBER Class:NotAppended BaseOffset:-1 LogStartOffset:-1}}
   idempotence.ReadTail{TP:{Topic:t Partition:0} FromOffset:2}
 > idempotence.TailRead{TP:{Topic:t Partition:0} Tail:{Batches:[{BaseOffset:2 ProducerID:7 Epoch:0 BaseSequence:2 Records:2}] LogStartOffset:0 HighWatermark:4 LogEndOffset:0 Described:true Producers:[{ProducerID:7 Epoch:0 LastSequence:3}] Err:<nil> Unreadable:false}}
   send 3 7/1/0 to 2@4
   idempotence.EpochBumped{TP:{Topic:t Partition:0} ProducerID:7 Epoch:1}
 > idempotence.Tick{}
-> idempotence.Answer{TP:{Topic:t Partition:0} ID:3 Response:{Code:0 Class:Appended BaseOffset:4 LogStartOffset:0}}
+> idempotence.Answer{TP:{Topic:t Partition:0} ID:3 Response:{Code:NONE Class:Appended BaseOffset:4 LogStartOffset:0}}
   idempotence.Delivered{TP:{Topic:t Partition:0} ID:3 BaseOffset:4}
 > idempotence.Close{}`)
 	if got != want {

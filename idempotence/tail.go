@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 // tailKey identifies a batch written by an idempotent producer.
@@ -455,7 +457,7 @@ func (pr *Producer) splitWith(tp TopicPartition, id BatchID, parts []Part, why e
 		return false
 	}
 	if len(parts) == 0 {
-		var err error = &CodeError{Code: CodeMessageTooLarge, Err: ErrNotWritten}
+		var err error = &CodeError{Code: kafkaerr.MessageTooLarge, Err: ErrNotWritten}
 		if why != nil {
 			err = fmt.Errorf("%w: %w", err, why)
 		}

@@ -1,6 +1,10 @@
 package idempotence
 
-import "time"
+import (
+	"time"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
+)
 
 // TopicPartition names one partition of one topic.
 type TopicPartition struct {
@@ -108,13 +112,13 @@ func (c Class) String() string {
 
 // Response is the outcome of one produce attempt for one batch: the
 // partition's error code as the broker answered it. What a code means is
-// decided here, from protocol's table of Kafka codes and the acks in
-// Config; Class is read only for CodeTransport (no answer): MaybeAppended
+// decided here, from kafkaerr's table of Kafka codes and the acks in
+// Config; Class is read only for kafkaerr.Transport (no answer): MaybeAppended
 // when the request had been written to the connection, NotAppended when it
 // never was, NotAppendedFatal when it never can be (credentials refused).
 // A client fabricating an answer for acks=0 sends Code 0, Class Appended.
 type Response struct {
-	Code           int16
+	Code           kafkaerr.Code
 	Class          Class
 	BaseOffset     int64 // valid when the batch was appended
 	LogStartOffset int64 // as reported by the broker; -1 when unknown

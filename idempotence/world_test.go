@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 // world drives a Producer against the model broker, answering its events the
@@ -241,7 +243,7 @@ func (w *world) step(i int, f fault) {
 	case fOK, fUnknownProcessed, fTimedOut, fRestart, fTruncate, fMove, fLeaderless, fCompact, fForget:
 		code, base := w.m.produce(tp, r.send, b.records)
 		resp = Response{Code: code, BaseOffset: base, LogStartOffset: 0}
-		if code == CodeNone {
+		if code == kafkaerr.None {
 			resp.Class = Appended
 			if f != fUnknownProcessed && f != fTimedOut && f != fForget {
 				w.m.commit(tp) // acks=all: answered once replicated
@@ -252,31 +254,31 @@ func (w *world) step(i int, f fault) {
 			w.logf("expired every producer")
 		}
 		if f == fUnknownProcessed {
-			resp = Response{Code: CodeTransport, Class: MaybeAppended, LogStartOffset: -1}
+			resp = Response{Code: kafkaerr.Transport, Class: MaybeAppended, LogStartOffset: -1}
 		} else if f == fTimedOut || f == fForget {
-			resp = Response{Code: CodeRequestTimedOut, Class: MaybeAppended, LogStartOffset: -1}
+			resp = Response{Code: kafkaerr.RequestTimedOut, Class: MaybeAppended, LogStartOffset: -1}
 		}
 	case fNotAppended:
-		resp = Response{Code: CodeNotLeaderOrFollower, Class: NotAppended, LogStartOffset: -1}
+		resp = Response{Code: kafkaerr.NotLeaderOrFollower, Class: NotAppended, LogStartOffset: -1}
 	case fUnknownDropped:
-		resp = Response{Code: CodeTransport, Class: MaybeAppended, LogStartOffset: -1}
+		resp = Response{Code: kafkaerr.Transport, Class: MaybeAppended, LogStartOffset: -1}
 	case fLate:
 		w.late = append(w.late, lateReq{tp: tp, send: r.send, records: b.records})
-		resp = Response{Code: CodeTransport, Class: MaybeAppended, LogStartOffset: -1}
+		resp = Response{Code: kafkaerr.Transport, Class: MaybeAppended, LogStartOffset: -1}
 	case fHeadOOO:
-		resp = Response{Code: CodeOutOfOrderSequenceNumber, LogStartOffset: -1}
+		resp = Response{Code: kafkaerr.OutOfOrderSequenceNumber, LogStartOffset: -1}
 	case fUnknownPID:
-		resp = Response{Code: CodeUnknownProducerID, LogStartOffset: -1}
+		resp = Response{Code: kafkaerr.UnknownProducerID, LogStartOffset: -1}
 	case fStaleEpoch:
-		resp = Response{Code: CodeInvalidProducerEpoch, LogStartOffset: -1}
+		resp = Response{Code: kafkaerr.InvalidProducerEpoch, LogStartOffset: -1}
 	case fFatal:
-		resp = Response{Code: CodeTopicAuthorizationFailed, Class: NotAppendedFatal, LogStartOffset: -1}
+		resp = Response{Code: kafkaerr.TopicAuthorizationFailed, Class: NotAppendedFatal, LogStartOffset: -1}
 		w.sawFatal = true
 	case fTooLarge:
-		resp = Response{Code: CodeMessageTooLarge, Class: NotAppendedFatal, LogStartOffset: -1}
+		resp = Response{Code: kafkaerr.MessageTooLarge, Class: NotAppendedFatal, LogStartOffset: -1}
 	}
 	w.logf("p%d id=%d %v/%d/%d %s -> code %d", i, r.send.ID, r.send.Epoch, r.send.BaseSequence, b.records, f, resp.Code)
-	if resp.Code == CodeNone || resp.Code == CodeDuplicateSequenceNumber {
+	if resp.Code == kafkaerr.None || resp.Code == kafkaerr.DuplicateSequenceNumber {
 		w.errSince[tp] = false
 	} else {
 		w.errSince[tp] = true

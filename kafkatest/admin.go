@@ -11,6 +11,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/rollsafe/rollsafe/protocol"
 )
 
@@ -164,7 +165,7 @@ func (c *Cluster) DeleteTopics(ctx context.Context, names ...string) error {
 	}
 	var errs []error
 	for _, r := range resp.(*kmsg.DeleteTopicsResponse).Topics {
-		if r.ErrorCode != 0 && r.ErrorCode != int16(protocol.UnknownTopicOrPartition) {
+		if r.ErrorCode != 0 && r.ErrorCode != int16(kafkaerr.UnknownTopicOrPartition) {
 			name := ""
 			if r.Topic != nil {
 				name = *r.Topic
@@ -310,7 +311,7 @@ func (c *Cluster) electMany(ctx context.Context, electionType int8, what, name s
 	var errs []error
 	for _, t := range r.Topics {
 		for _, p := range t.Partitions {
-			if p.ErrorCode == 0 || p.ErrorCode == int16(protocol.ElectionNotNeeded) {
+			if p.ErrorCode == 0 || p.ErrorCode == int16(kafkaerr.ElectionNotNeeded) {
 				continue
 			}
 			msg := ""

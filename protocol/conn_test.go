@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 func pipeConn(t *testing.T, f *fakeBroker, cfg ConnConfig) *Conn {
@@ -115,7 +117,7 @@ func TestApiVersionsFallbackToV0Answer(t *testing.T) {
 		}
 		// Old broker: UNSUPPORTED_VERSION, encoded as v0, header v0.
 		resp := kmsg.NewPtrApiVersionsResponse()
-		resp.ErrorCode = int16(UnsupportedVersion)
+		resp.ErrorCode = int16(kafkaerr.UnsupportedVersion)
 		ak := kmsg.NewApiVersionsResponseApiKey()
 		ak.ApiKey, ak.MaxVersion = 18, 2
 		resp.ApiKeys = append(resp.ApiKeys, ak)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 func describeResponder(code int16, producers ...kmsg.DescribeProducersResponseTopicPartitionActiveProducer) func(kmsg.Request) kmsg.Response {
@@ -67,7 +69,7 @@ func TestDescribeProducersErrors(t *testing.T) {
 	require.ErrorIs(t, err, ErrBadDescribe)
 
 	f := newFakeBroker(t)
-	f.handle = describeResponder(int16(NotLeaderOrFollower))
+	f.handle = describeResponder(int16(kafkaerr.NotLeaderOrFollower))
 	c := pipeConn(t, f, ConnConfig{})
 	_, err = DescribeProducers(ctx, c, "", 0)
 	require.ErrorIs(t, err, ErrBadDescribe)

@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 // Software name and version sent in ApiVersions v3+.
@@ -154,7 +156,7 @@ func (c *Conn) apiVersions(ctx context.Context) (*Versions, error) {
 		if err != nil {
 			return nil, err
 		}
-		if resp.ErrorCode == int16(UnsupportedVersion) && attempt == 0 {
+		if resp.ErrorCode == int16(kafkaerr.UnsupportedVersion) && attempt == 0 {
 			next := int16(-1)
 			for _, k := range resp.ApiKeys {
 				if k.ApiKey == 18 {
@@ -191,7 +193,7 @@ func (c *Conn) apiVersionsAt(ctx context.Context, v int16) (*kmsg.ApiVersionsRes
 		resp := kmsg.NewPtrApiVersionsResponse()
 		resp.SetVersion(v)
 		// An UNSUPPORTED_VERSION answer is always encoded as v0.
-		if len(body) >= 2 && int16(binary.BigEndian.Uint16(body)) == int16(UnsupportedVersion) {
+		if len(body) >= 2 && int16(binary.BigEndian.Uint16(body)) == int16(kafkaerr.UnsupportedVersion) {
 			resp.SetVersion(0)
 		}
 		return resp, resp.ReadFrom(body)

@@ -21,10 +21,10 @@
 //
 // # Errors
 //
-// Every Kafka error code has an ErrorCode constant, an Err* sentinel and an
-// entry in CodeInfo (name, retriable, Outcome). ErrorForCode and
-// PartitionError return *KafkaError values that match the sentinels under
-// errors.Is. ProduceOutcome refines the outcome for acks=all produce answers.
+// Every Kafka error code has an Err* sentinel; its name, retriability and
+// produce outcome come from package kafkaerr, the module's one table of
+// codes. ErrorForCode and PartitionError return *KafkaError values that
+// match the sentinels under errors.Is.
 //
 // # Metadata and pool
 //

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 // fetchFake answers Fetch for t/0 with code, recording what it was sent.
@@ -33,7 +35,7 @@ func (ff *fetchFake) handle(req kmsg.Request) kmsg.Response {
 	p.ErrorCode = ff.code
 	p.HighWatermark, p.LastStableOffset, p.LogStartOffset = 40, 40, 3
 	p.RecordBatches = []byte{}
-	if ff.code == int16(NotLeaderOrFollower) || ff.code == int16(FencedLeaderEpoch) {
+	if ff.code == int16(kafkaerr.NotLeaderOrFollower) || ff.code == int16(kafkaerr.FencedLeaderEpoch) {
 		p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch = 2, 9
 	}
 	rt.Partitions = append(rt.Partitions, p)
@@ -48,10 +50,10 @@ func TestFetchSendsLeaderEpochAndTypesErrors(t *testing.T) {
 		code int16
 		want error
 	}{
-		{int16(FencedLeaderEpoch), ErrFencedLeaderEpoch},
-		{int16(UnknownLeaderEpoch), ErrUnknownLeaderEpoch},
-		{int16(NotLeaderOrFollower), ErrNotLeaderOrFollower},
-		{int16(OffsetNotAvailable), ErrOffsetNotAvailable},
+		{int16(kafkaerr.FencedLeaderEpoch), ErrFencedLeaderEpoch},
+		{int16(kafkaerr.UnknownLeaderEpoch), ErrUnknownLeaderEpoch},
+		{int16(kafkaerr.NotLeaderOrFollower), ErrNotLeaderOrFollower},
+		{int16(kafkaerr.OffsetNotAvailable), ErrOffsetNotAvailable},
 		{0, nil},
 	} {
 		ff := &fetchFake{code: tc.code}
@@ -73,7 +75,7 @@ func TestFetchSendsLeaderEpochAndTypesErrors(t *testing.T) {
 		require.Equal(t, int16(12), res.Version)
 		require.Equal(t, int64(40), res.HighWatermark)
 		require.Equal(t, int64(3), res.LogStartOffset)
-		if tc.code == int16(NotLeaderOrFollower) || tc.code == int16(FencedLeaderEpoch) {
+		if tc.code == int16(kafkaerr.NotLeaderOrFollower) || tc.code == int16(kafkaerr.FencedLeaderEpoch) {
 			require.Equal(t, int32(2), res.LeaderID, "KIP-951 hint")
 			require.Equal(t, int32(9), res.LeaderEpoch)
 		} else {

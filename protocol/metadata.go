@@ -14,6 +14,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"golang.org/x/sync/singleflight"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 // Metadata defaults.
@@ -392,7 +394,7 @@ func (m *Metadata) apply(resp *kmsg.MetadataResponse) error {
 		if old != nil && old.err != 0 {
 			old = nil
 		}
-		if t.ErrorCode == int16(UnknownTopicOrPartition) {
+		if t.ErrorCode == int16(kafkaerr.UnknownTopicOrPartition) {
 			m.missingLocked(name)
 		}
 		for _, p := range t.Partitions {
@@ -496,7 +498,7 @@ func (m *Metadata) leaderLocked(topic string, partition int32) (brokerID int32, 
 	if pm.leader < 0 {
 		code := pm.err
 		if code == 0 {
-			code = int16(LeaderNotAvailable)
+			code = int16(kafkaerr.LeaderNotAvailable)
 		}
 		return -1, pm.epoch, PartitionError(code, topic, partition, "")
 	}
@@ -505,7 +507,7 @@ func (m *Metadata) leaderLocked(topic string, partition int32) (brokerID int32, 
 
 func (m *Metadata) topicLocked(topic string) (*topicMeta, error) {
 	tm, ok := m.topics[topic]
-	if !ok || tm.err == int16(UnknownTopicOrPartition) {
+	if !ok || tm.err == int16(kafkaerr.UnknownTopicOrPartition) {
 		return nil, &UnknownTopicError{Topic: topic, Partition: -1}
 	}
 	if tm.err != 0 {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 // clusterFake answers Metadata from a mutable description.
@@ -47,13 +49,13 @@ func (cf *clusterFake) handle(req kmsg.Request) kmsg.Response {
 		t.Topic = rt.Topic
 		leaders, ok := cf.leaders[*rt.Topic]
 		if !ok {
-			t.ErrorCode = int16(UnknownTopicOrPartition)
+			t.ErrorCode = int16(kafkaerr.UnknownTopicOrPartition)
 		}
 		for i, l := range leaders {
 			p := kmsg.NewMetadataResponseTopicPartition()
 			p.Partition, p.Leader, p.LeaderEpoch = int32(i), l, cf.epoch
 			if l < 0 {
-				p.ErrorCode = int16(LeaderNotAvailable)
+				p.ErrorCode = int16(kafkaerr.LeaderNotAvailable)
 			}
 			t.Partitions = append(t.Partitions, p)
 		}

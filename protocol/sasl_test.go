@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/rollsafe/rollsafe/sim"
 	"github.com/rollsafe/rollsafe/sim/memnet"
 )
@@ -264,7 +265,7 @@ func TestSASLReauthFailureClosesConn(t *testing.T) {
 			mu.Lock()
 			handshakes++
 			if handshakes > 1 {
-				resp.ErrorCode = int16(IllegalSaslState)
+				resp.ErrorCode = int16(kafkaerr.IllegalSaslState)
 			}
 			mu.Unlock()
 			return resp
@@ -333,7 +334,7 @@ func TestSASLBrokerMessageRedacted(t *testing.T) {
 			return r.ResponseKind()
 		case *kmsg.SASLAuthenticateRequest:
 			resp := r.ResponseKind().(*kmsg.SASLAuthenticateResponse)
-			resp.ErrorCode = int16(SaslAuthenticationFailed)
+			resp.ErrorCode = int16(kafkaerr.SaslAuthenticationFailed)
 			msg := "bad password " + testPass + " for " + testUser
 			resp.ErrorMessage = &msg
 			return resp

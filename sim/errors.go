@@ -3,39 +3,41 @@ package sim
 import (
 	"errors"
 	"fmt"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
-// Kafka error codes the simulator answers with, numbered as in the Kafka
-// protocol. The simulator cannot import protocol (protocol's tests run
-// against the simulator), so codes_test.go checks each one by its Kafka
-// name against protocol's table, the module's one list of codes.
+// Kafka error codes the simulator answers with, as int16 for the wire
+// responses it builds. Names and numbers are kafkaerr's, the module's one
+// table of codes; the simulator only answers codes, it never decides what
+// one means.
 const (
-	errUnknownServerError           int16 = -1
-	errNone                         int16 = 0
-	errOffsetOutOfRange             int16 = 1
-	errCorruptMessage               int16 = 2
-	errUnknownTopicOrPartition      int16 = 3
-	errLeaderNotAvailable           int16 = 5
-	errNotLeaderOrFollower          int16 = 6
-	errRequestTimedOut              int16 = 7
-	errMessageTooLarge              int16 = 10
-	errNotEnoughReplicas            int16 = 19
-	errNotEnoughReplicasAfterAppend int16 = 20
-	errTopicAuthorization           int16 = 29
-	errClusterAuthorization         int16 = 31
-	errTransactionalIDAuthorization int16 = 53
-	errCoordinatorNotAvailable      int16 = 15
-	errInvalidTopicException        int16 = 17
-	errInvalidRequiredAcks          int16 = 21
-	errUnsupportedVersion           int16 = 35
-	errInvalidRequest               int16 = 42
-	errOutOfOrderSequence           int16 = 45
-	errInvalidProducerEpoch         int16 = 47
-	errUnknownProducerID            int16 = 59
-	errFencedLeaderEpoch            int16 = 74
-	errUnknownLeaderEpoch           int16 = 75
-	errOffsetNotAvailable           int16 = 78
-	errInvalidRecord                int16 = 87
+	errUnknownServerError           = int16(kafkaerr.UnknownServerError)
+	errNone                         = int16(kafkaerr.None)
+	errOffsetOutOfRange             = int16(kafkaerr.OffsetOutOfRange)
+	errCorruptMessage               = int16(kafkaerr.CorruptMessage)
+	errUnknownTopicOrPartition      = int16(kafkaerr.UnknownTopicOrPartition)
+	errLeaderNotAvailable           = int16(kafkaerr.LeaderNotAvailable)
+	errNotLeaderOrFollower          = int16(kafkaerr.NotLeaderOrFollower)
+	errRequestTimedOut              = int16(kafkaerr.RequestTimedOut)
+	errMessageTooLarge              = int16(kafkaerr.MessageTooLarge)
+	errNotEnoughReplicas            = int16(kafkaerr.NotEnoughReplicas)
+	errNotEnoughReplicasAfterAppend = int16(kafkaerr.NotEnoughReplicasAfterAppend)
+	errTopicAuthorization           = int16(kafkaerr.TopicAuthorizationFailed)
+	errClusterAuthorization         = int16(kafkaerr.ClusterAuthorizationFailed)
+	errTransactionalIDAuthorization = int16(kafkaerr.TransactionalIDAuthorizationFailed)
+	errCoordinatorNotAvailable      = int16(kafkaerr.CoordinatorNotAvailable)
+	errInvalidTopicException        = int16(kafkaerr.InvalidTopicException)
+	errInvalidRequiredAcks          = int16(kafkaerr.InvalidRequiredAcks)
+	errUnsupportedVersion           = int16(kafkaerr.UnsupportedVersion)
+	errInvalidRequest               = int16(kafkaerr.InvalidRequest)
+	errOutOfOrderSequence           = int16(kafkaerr.OutOfOrderSequenceNumber)
+	errInvalidProducerEpoch         = int16(kafkaerr.InvalidProducerEpoch)
+	errUnknownProducerID            = int16(kafkaerr.UnknownProducerID)
+	errFencedLeaderEpoch            = int16(kafkaerr.FencedLeaderEpoch)
+	errUnknownLeaderEpoch           = int16(kafkaerr.UnknownLeaderEpoch)
+	errOffsetNotAvailable           = int16(kafkaerr.OffsetNotAvailable)
+	errInvalidRecord                = int16(kafkaerr.InvalidRecord)
 )
 
 // Errors returned by the Cluster's control methods; test with errors.Is.

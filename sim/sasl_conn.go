@@ -5,13 +5,15 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
-// Kafka error codes of SASL.
+// Kafka error codes of SASL, from kafkaerr's table.
 const (
-	errUnsupportedSaslMechanism int16 = 33
-	errIllegalSaslState         int16 = 34
-	errSaslAuthenticationFailed int16 = 58
+	errUnsupportedSaslMechanism = int16(kafkaerr.UnsupportedSaslMechanism)
+	errIllegalSaslState         = int16(kafkaerr.IllegalSaslState)
+	errSaslAuthenticationFailed = int16(kafkaerr.SaslAuthenticationFailed)
 )
 
 // saslAuthFailedMessage is the ErrorMessage of a failed SaslAuthenticate;

@@ -7,11 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/rollsafe/rollsafe/client"
 	"github.com/rollsafe/rollsafe/client/readback"
+	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/rollsafe/rollsafe/protocol"
 	"github.com/rollsafe/rollsafe/sim"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // TestConformance17WriteOnlyPrincipal (issue 12, item 5): the producer
@@ -114,7 +116,7 @@ func (r *rig) refusedReads() int {
 		case *kmsg.DescribeProducersResponse:
 			for _, rt := range resp.Topics {
 				for _, rp := range rt.Partitions {
-					if rp.ErrorCode == int16(protocol.TopicAuthorizationFailed) {
+					if rp.ErrorCode == int16(kafkaerr.TopicAuthorizationFailed) {
 						n++
 					}
 				}
@@ -122,7 +124,7 @@ func (r *rig) refusedReads() int {
 		case *kmsg.FetchResponse:
 			for _, rt := range resp.Topics {
 				for _, rp := range rt.Partitions {
-					if rp.ErrorCode == int16(protocol.TopicAuthorizationFailed) {
+					if rp.ErrorCode == int16(kafkaerr.TopicAuthorizationFailed) {
 						n++
 					}
 				}

@@ -1,10 +1,15 @@
 package kafka
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
+)
 
 // ErrorCode is the integer representation of local and broker error codes.
 // The names and values are librdkafka's (rd_kafka_resp_err_t): negative
-// codes are client-local, positive ones are Kafka's broker error codes.
+// codes are client-local, -1 and up are Kafka's broker error codes, their
+// numbers taken from package kafkaerr (librdkafka names them its own way).
 type ErrorCode int
 
 // String returns the code's description, as librdkafka's rd_kafka_err2str
@@ -145,255 +150,255 @@ const (
 	// ErrDestroyBroker Local: Broker handle destroyed without termination
 	ErrDestroyBroker ErrorCode = -137
 	// ErrUnknown Unknown broker error
-	ErrUnknown ErrorCode = -1
+	ErrUnknown ErrorCode = ErrorCode(kafkaerr.UnknownServerError)
 	// ErrNoError Success
-	ErrNoError ErrorCode = 0
+	ErrNoError ErrorCode = ErrorCode(kafkaerr.None)
 	// ErrOffsetOutOfRange Broker: Offset out of range
-	ErrOffsetOutOfRange ErrorCode = 1
+	ErrOffsetOutOfRange ErrorCode = ErrorCode(kafkaerr.OffsetOutOfRange)
 	// ErrInvalidMsg Broker: Invalid message
-	ErrInvalidMsg ErrorCode = 2
+	ErrInvalidMsg ErrorCode = ErrorCode(kafkaerr.CorruptMessage)
 	// ErrUnknownTopicOrPart Broker: Unknown topic or partition
-	ErrUnknownTopicOrPart ErrorCode = 3
+	ErrUnknownTopicOrPart ErrorCode = ErrorCode(kafkaerr.UnknownTopicOrPartition)
 	// ErrInvalidMsgSize Broker: Invalid message size
-	ErrInvalidMsgSize ErrorCode = 4
+	ErrInvalidMsgSize ErrorCode = ErrorCode(kafkaerr.InvalidFetchSize)
 	// ErrLeaderNotAvailable Broker: Leader not available
-	ErrLeaderNotAvailable ErrorCode = 5
+	ErrLeaderNotAvailable ErrorCode = ErrorCode(kafkaerr.LeaderNotAvailable)
 	// ErrNotLeaderForPartition Broker: Not leader for partition
-	ErrNotLeaderForPartition ErrorCode = 6
+	ErrNotLeaderForPartition ErrorCode = ErrorCode(kafkaerr.NotLeaderOrFollower)
 	// ErrRequestTimedOut Broker: Request timed out
-	ErrRequestTimedOut ErrorCode = 7
+	ErrRequestTimedOut ErrorCode = ErrorCode(kafkaerr.RequestTimedOut)
 	// ErrBrokerNotAvailable Broker: Broker not available
-	ErrBrokerNotAvailable ErrorCode = 8
+	ErrBrokerNotAvailable ErrorCode = ErrorCode(kafkaerr.BrokerNotAvailable)
 	// ErrReplicaNotAvailable Broker: Replica not available
-	ErrReplicaNotAvailable ErrorCode = 9
+	ErrReplicaNotAvailable ErrorCode = ErrorCode(kafkaerr.ReplicaNotAvailable)
 	// ErrMsgSizeTooLarge Broker: Message size too large
-	ErrMsgSizeTooLarge ErrorCode = 10
+	ErrMsgSizeTooLarge ErrorCode = ErrorCode(kafkaerr.MessageTooLarge)
 	// ErrStaleCtrlEpoch Broker: StaleControllerEpochCode
-	ErrStaleCtrlEpoch ErrorCode = 11
+	ErrStaleCtrlEpoch ErrorCode = ErrorCode(kafkaerr.StaleControllerEpoch)
 	// ErrOffsetMetadataTooLarge Broker: Offset metadata string too large
-	ErrOffsetMetadataTooLarge ErrorCode = 12
+	ErrOffsetMetadataTooLarge ErrorCode = ErrorCode(kafkaerr.OffsetMetadataTooLarge)
 	// ErrNetworkException Broker: Broker disconnected before response received
-	ErrNetworkException ErrorCode = 13
+	ErrNetworkException ErrorCode = ErrorCode(kafkaerr.NetworkException)
 	// ErrCoordinatorLoadInProgress Broker: Coordinator load in progress
-	ErrCoordinatorLoadInProgress ErrorCode = 14
+	ErrCoordinatorLoadInProgress ErrorCode = ErrorCode(kafkaerr.CoordinatorLoadInProgress)
 	// ErrCoordinatorNotAvailable Broker: Coordinator not available
-	ErrCoordinatorNotAvailable ErrorCode = 15
+	ErrCoordinatorNotAvailable ErrorCode = ErrorCode(kafkaerr.CoordinatorNotAvailable)
 	// ErrNotCoordinator Broker: Not coordinator
-	ErrNotCoordinator ErrorCode = 16
+	ErrNotCoordinator ErrorCode = ErrorCode(kafkaerr.NotCoordinator)
 	// ErrTopicException Broker: Invalid topic
-	ErrTopicException ErrorCode = 17
+	ErrTopicException ErrorCode = ErrorCode(kafkaerr.InvalidTopicException)
 	// ErrRecordListTooLarge Broker: Message batch larger than configured server segment size
-	ErrRecordListTooLarge ErrorCode = 18
+	ErrRecordListTooLarge ErrorCode = ErrorCode(kafkaerr.RecordListTooLarge)
 	// ErrNotEnoughReplicas Broker: Not enough in-sync replicas
-	ErrNotEnoughReplicas ErrorCode = 19
+	ErrNotEnoughReplicas ErrorCode = ErrorCode(kafkaerr.NotEnoughReplicas)
 	// ErrNotEnoughReplicasAfterAppend Broker: Message(s) written to insufficient number of in-sync replicas
-	ErrNotEnoughReplicasAfterAppend ErrorCode = 20
+	ErrNotEnoughReplicasAfterAppend ErrorCode = ErrorCode(kafkaerr.NotEnoughReplicasAfterAppend)
 	// ErrInvalidRequiredAcks Broker: Invalid required acks value
-	ErrInvalidRequiredAcks ErrorCode = 21
+	ErrInvalidRequiredAcks ErrorCode = ErrorCode(kafkaerr.InvalidRequiredAcks)
 	// ErrIllegalGeneration Broker: Specified group generation id is not valid
-	ErrIllegalGeneration ErrorCode = 22
+	ErrIllegalGeneration ErrorCode = ErrorCode(kafkaerr.IllegalGeneration)
 	// ErrInconsistentGroupProtocol Broker: Inconsistent group protocol
-	ErrInconsistentGroupProtocol ErrorCode = 23
+	ErrInconsistentGroupProtocol ErrorCode = ErrorCode(kafkaerr.InconsistentGroupProtocol)
 	// ErrInvalidGroupID Broker: Invalid group.id
-	ErrInvalidGroupID ErrorCode = 24
+	ErrInvalidGroupID ErrorCode = ErrorCode(kafkaerr.InvalidGroupID)
 	// ErrUnknownMemberID Broker: Unknown member
-	ErrUnknownMemberID ErrorCode = 25
+	ErrUnknownMemberID ErrorCode = ErrorCode(kafkaerr.UnknownMemberID)
 	// ErrInvalidSessionTimeout Broker: Invalid session timeout
-	ErrInvalidSessionTimeout ErrorCode = 26
+	ErrInvalidSessionTimeout ErrorCode = ErrorCode(kafkaerr.InvalidSessionTimeout)
 	// ErrRebalanceInProgress Broker: Group rebalance in progress
-	ErrRebalanceInProgress ErrorCode = 27
+	ErrRebalanceInProgress ErrorCode = ErrorCode(kafkaerr.RebalanceInProgress)
 	// ErrInvalidCommitOffsetSize Broker: Commit offset data size is not valid
-	ErrInvalidCommitOffsetSize ErrorCode = 28
+	ErrInvalidCommitOffsetSize ErrorCode = ErrorCode(kafkaerr.InvalidCommitOffsetSize)
 	// ErrTopicAuthorizationFailed Broker: Topic authorization failed
-	ErrTopicAuthorizationFailed ErrorCode = 29
+	ErrTopicAuthorizationFailed ErrorCode = ErrorCode(kafkaerr.TopicAuthorizationFailed)
 	// ErrGroupAuthorizationFailed Broker: Group authorization failed
-	ErrGroupAuthorizationFailed ErrorCode = 30
+	ErrGroupAuthorizationFailed ErrorCode = ErrorCode(kafkaerr.GroupAuthorizationFailed)
 	// ErrClusterAuthorizationFailed Broker: Cluster authorization failed
-	ErrClusterAuthorizationFailed ErrorCode = 31
+	ErrClusterAuthorizationFailed ErrorCode = ErrorCode(kafkaerr.ClusterAuthorizationFailed)
 	// ErrInvalidTimestamp Broker: Invalid timestamp
-	ErrInvalidTimestamp ErrorCode = 32
+	ErrInvalidTimestamp ErrorCode = ErrorCode(kafkaerr.InvalidTimestamp)
 	// ErrUnsupportedSaslMechanism Broker: Unsupported SASL mechanism
-	ErrUnsupportedSaslMechanism ErrorCode = 33
+	ErrUnsupportedSaslMechanism ErrorCode = ErrorCode(kafkaerr.UnsupportedSaslMechanism)
 	// ErrIllegalSaslState Broker: Request not valid in current SASL state
-	ErrIllegalSaslState ErrorCode = 34
+	ErrIllegalSaslState ErrorCode = ErrorCode(kafkaerr.IllegalSaslState)
 	// ErrUnsupportedVersion Broker: API version not supported
-	ErrUnsupportedVersion ErrorCode = 35
+	ErrUnsupportedVersion ErrorCode = ErrorCode(kafkaerr.UnsupportedVersion)
 	// ErrTopicAlreadyExists Broker: Topic already exists
-	ErrTopicAlreadyExists ErrorCode = 36
+	ErrTopicAlreadyExists ErrorCode = ErrorCode(kafkaerr.TopicAlreadyExists)
 	// ErrInvalidPartitions Broker: Invalid number of partitions
-	ErrInvalidPartitions ErrorCode = 37
+	ErrInvalidPartitions ErrorCode = ErrorCode(kafkaerr.InvalidPartitions)
 	// ErrInvalidReplicationFactor Broker: Invalid replication factor
-	ErrInvalidReplicationFactor ErrorCode = 38
+	ErrInvalidReplicationFactor ErrorCode = ErrorCode(kafkaerr.InvalidReplicationFactor)
 	// ErrInvalidReplicaAssignment Broker: Invalid replica assignment
-	ErrInvalidReplicaAssignment ErrorCode = 39
+	ErrInvalidReplicaAssignment ErrorCode = ErrorCode(kafkaerr.InvalidReplicaAssignment)
 	// ErrInvalidConfig Broker: Configuration is invalid
-	ErrInvalidConfig ErrorCode = 40
+	ErrInvalidConfig ErrorCode = ErrorCode(kafkaerr.InvalidConfig)
 	// ErrNotController Broker: Not controller for cluster
-	ErrNotController ErrorCode = 41
+	ErrNotController ErrorCode = ErrorCode(kafkaerr.NotController)
 	// ErrInvalidRequest Broker: Invalid request
-	ErrInvalidRequest ErrorCode = 42
+	ErrInvalidRequest ErrorCode = ErrorCode(kafkaerr.InvalidRequest)
 	// ErrUnsupportedForMessageFormat Broker: Message format on broker does not support request
-	ErrUnsupportedForMessageFormat ErrorCode = 43
+	ErrUnsupportedForMessageFormat ErrorCode = ErrorCode(kafkaerr.UnsupportedForMessageFormat)
 	// ErrPolicyViolation Broker: Policy violation
-	ErrPolicyViolation ErrorCode = 44
+	ErrPolicyViolation ErrorCode = ErrorCode(kafkaerr.PolicyViolation)
 	// ErrOutOfOrderSequenceNumber Broker: Broker received an out of order sequence number
-	ErrOutOfOrderSequenceNumber ErrorCode = 45
+	ErrOutOfOrderSequenceNumber ErrorCode = ErrorCode(kafkaerr.OutOfOrderSequenceNumber)
 	// ErrDuplicateSequenceNumber Broker: Broker received a duplicate sequence number
-	ErrDuplicateSequenceNumber ErrorCode = 46
+	ErrDuplicateSequenceNumber ErrorCode = ErrorCode(kafkaerr.DuplicateSequenceNumber)
 	// ErrInvalidProducerEpoch Broker: Producer attempted an operation with an old epoch
-	ErrInvalidProducerEpoch ErrorCode = 47
+	ErrInvalidProducerEpoch ErrorCode = ErrorCode(kafkaerr.InvalidProducerEpoch)
 	// ErrInvalidTxnState Broker: Producer attempted a transactional operation in an invalid state
-	ErrInvalidTxnState ErrorCode = 48
+	ErrInvalidTxnState ErrorCode = ErrorCode(kafkaerr.InvalidTxnState)
 	// ErrInvalidProducerIDMapping Broker: Producer attempted to use a producer id which is not currently assigned to its transactional id
-	ErrInvalidProducerIDMapping ErrorCode = 49
+	ErrInvalidProducerIDMapping ErrorCode = ErrorCode(kafkaerr.InvalidProducerIDMapping)
 	// ErrInvalidTransactionTimeout Broker: Transaction timeout is larger than the maximum value allowed by the broker's max.transaction.timeout.ms
-	ErrInvalidTransactionTimeout ErrorCode = 50
+	ErrInvalidTransactionTimeout ErrorCode = ErrorCode(kafkaerr.InvalidTransactionTimeout)
 	// ErrConcurrentTransactions Broker: Producer attempted to update a transaction while another concurrent operation on the same transaction was ongoing
-	ErrConcurrentTransactions ErrorCode = 51
+	ErrConcurrentTransactions ErrorCode = ErrorCode(kafkaerr.ConcurrentTransactions)
 	// ErrTransactionCoordinatorFenced Broker: Indicates that the transaction coordinator sending a WriteTxnMarker is no longer the current coordinator for a given producer
-	ErrTransactionCoordinatorFenced ErrorCode = 52
+	ErrTransactionCoordinatorFenced ErrorCode = ErrorCode(kafkaerr.TransactionCoordinatorFenced)
 	// ErrTransactionalIDAuthorizationFailed Broker: Transactional Id authorization failed
-	ErrTransactionalIDAuthorizationFailed ErrorCode = 53
+	ErrTransactionalIDAuthorizationFailed ErrorCode = ErrorCode(kafkaerr.TransactionalIDAuthorizationFailed)
 	// ErrSecurityDisabled Broker: Security features are disabled
-	ErrSecurityDisabled ErrorCode = 54
+	ErrSecurityDisabled ErrorCode = ErrorCode(kafkaerr.SecurityDisabled)
 	// ErrOperationNotAttempted Broker: Operation not attempted
-	ErrOperationNotAttempted ErrorCode = 55
+	ErrOperationNotAttempted ErrorCode = ErrorCode(kafkaerr.OperationNotAttempted)
 	// ErrKafkaStorageError Broker: Disk error when trying to access log file on disk
-	ErrKafkaStorageError ErrorCode = 56
+	ErrKafkaStorageError ErrorCode = ErrorCode(kafkaerr.KafkaStorageError)
 	// ErrLogDirNotFound Broker: The user-specified log directory is not found in the broker config
-	ErrLogDirNotFound ErrorCode = 57
+	ErrLogDirNotFound ErrorCode = ErrorCode(kafkaerr.LogDirNotFound)
 	// ErrSaslAuthenticationFailed Broker: SASL Authentication failed
-	ErrSaslAuthenticationFailed ErrorCode = 58
+	ErrSaslAuthenticationFailed ErrorCode = ErrorCode(kafkaerr.SaslAuthenticationFailed)
 	// ErrUnknownProducerID Broker: Unknown Producer Id
-	ErrUnknownProducerID ErrorCode = 59
+	ErrUnknownProducerID ErrorCode = ErrorCode(kafkaerr.UnknownProducerID)
 	// ErrReassignmentInProgress Broker: Partition reassignment is in progress
-	ErrReassignmentInProgress ErrorCode = 60
+	ErrReassignmentInProgress ErrorCode = ErrorCode(kafkaerr.ReassignmentInProgress)
 	// ErrDelegationTokenAuthDisabled Broker: Delegation Token feature is not enabled
-	ErrDelegationTokenAuthDisabled ErrorCode = 61
+	ErrDelegationTokenAuthDisabled ErrorCode = ErrorCode(kafkaerr.DelegationTokenAuthDisabled)
 	// ErrDelegationTokenNotFound Broker: Delegation Token is not found on server
-	ErrDelegationTokenNotFound ErrorCode = 62
+	ErrDelegationTokenNotFound ErrorCode = ErrorCode(kafkaerr.DelegationTokenNotFound)
 	// ErrDelegationTokenOwnerMismatch Broker: Specified Principal is not valid Owner/Renewer
-	ErrDelegationTokenOwnerMismatch ErrorCode = 63
+	ErrDelegationTokenOwnerMismatch ErrorCode = ErrorCode(kafkaerr.DelegationTokenOwnerMismatch)
 	// ErrDelegationTokenRequestNotAllowed Broker: Delegation Token requests are not allowed on this connection
-	ErrDelegationTokenRequestNotAllowed ErrorCode = 64
+	ErrDelegationTokenRequestNotAllowed ErrorCode = ErrorCode(kafkaerr.DelegationTokenRequestNotAllowed)
 	// ErrDelegationTokenAuthorizationFailed Broker: Delegation Token authorization failed
-	ErrDelegationTokenAuthorizationFailed ErrorCode = 65
+	ErrDelegationTokenAuthorizationFailed ErrorCode = ErrorCode(kafkaerr.DelegationTokenAuthorizationFailed)
 	// ErrDelegationTokenExpired Broker: Delegation Token is expired
-	ErrDelegationTokenExpired ErrorCode = 66
+	ErrDelegationTokenExpired ErrorCode = ErrorCode(kafkaerr.DelegationTokenExpired)
 	// ErrInvalidPrincipalType Broker: Supplied principalType is not supported
-	ErrInvalidPrincipalType ErrorCode = 67
+	ErrInvalidPrincipalType ErrorCode = ErrorCode(kafkaerr.InvalidPrincipalType)
 	// ErrNonEmptyGroup Broker: The group is not empty
-	ErrNonEmptyGroup ErrorCode = 68
+	ErrNonEmptyGroup ErrorCode = ErrorCode(kafkaerr.NonEmptyGroup)
 	// ErrGroupIDNotFound Broker: The group id does not exist
-	ErrGroupIDNotFound ErrorCode = 69
+	ErrGroupIDNotFound ErrorCode = ErrorCode(kafkaerr.GroupIDNotFound)
 	// ErrFetchSessionIDNotFound Broker: The fetch session ID was not found
-	ErrFetchSessionIDNotFound ErrorCode = 70
+	ErrFetchSessionIDNotFound ErrorCode = ErrorCode(kafkaerr.FetchSessionIDNotFound)
 	// ErrInvalidFetchSessionEpoch Broker: The fetch session epoch is invalid
-	ErrInvalidFetchSessionEpoch ErrorCode = 71
+	ErrInvalidFetchSessionEpoch ErrorCode = ErrorCode(kafkaerr.InvalidFetchSessionEpoch)
 	// ErrListenerNotFound Broker: No matching listener
-	ErrListenerNotFound ErrorCode = 72
+	ErrListenerNotFound ErrorCode = ErrorCode(kafkaerr.ListenerNotFound)
 	// ErrTopicDeletionDisabled Broker: Topic deletion is disabled
-	ErrTopicDeletionDisabled ErrorCode = 73
+	ErrTopicDeletionDisabled ErrorCode = ErrorCode(kafkaerr.TopicDeletionDisabled)
 	// ErrFencedLeaderEpoch Broker: Leader epoch is older than broker epoch
-	ErrFencedLeaderEpoch ErrorCode = 74
+	ErrFencedLeaderEpoch ErrorCode = ErrorCode(kafkaerr.FencedLeaderEpoch)
 	// ErrUnknownLeaderEpoch Broker: Leader epoch is newer than broker epoch
-	ErrUnknownLeaderEpoch ErrorCode = 75
+	ErrUnknownLeaderEpoch ErrorCode = ErrorCode(kafkaerr.UnknownLeaderEpoch)
 	// ErrUnsupportedCompressionType Broker: Unsupported compression type
-	ErrUnsupportedCompressionType ErrorCode = 76
+	ErrUnsupportedCompressionType ErrorCode = ErrorCode(kafkaerr.UnsupportedCompressionType)
 	// ErrStaleBrokerEpoch Broker: Broker epoch has changed
-	ErrStaleBrokerEpoch ErrorCode = 77
+	ErrStaleBrokerEpoch ErrorCode = ErrorCode(kafkaerr.StaleBrokerEpoch)
 	// ErrOffsetNotAvailable Broker: Leader high watermark is not caught up
-	ErrOffsetNotAvailable ErrorCode = 78
+	ErrOffsetNotAvailable ErrorCode = ErrorCode(kafkaerr.OffsetNotAvailable)
 	// ErrMemberIDRequired Broker: Group member needs a valid member ID
-	ErrMemberIDRequired ErrorCode = 79
+	ErrMemberIDRequired ErrorCode = ErrorCode(kafkaerr.MemberIDRequired)
 	// ErrPreferredLeaderNotAvailable Broker: Preferred leader was not available
-	ErrPreferredLeaderNotAvailable ErrorCode = 80
+	ErrPreferredLeaderNotAvailable ErrorCode = ErrorCode(kafkaerr.PreferredLeaderNotAvailable)
 	// ErrGroupMaxSizeReached Broker: Consumer group has reached maximum size
-	ErrGroupMaxSizeReached ErrorCode = 81
+	ErrGroupMaxSizeReached ErrorCode = ErrorCode(kafkaerr.GroupMaxSizeReached)
 	// ErrFencedInstanceID Broker: Static consumer fenced by other consumer with same group.instance.id
-	ErrFencedInstanceID ErrorCode = 82
+	ErrFencedInstanceID ErrorCode = ErrorCode(kafkaerr.FencedInstanceID)
 	// ErrEligibleLeadersNotAvailable Broker: Eligible partition leaders are not available
-	ErrEligibleLeadersNotAvailable ErrorCode = 83
+	ErrEligibleLeadersNotAvailable ErrorCode = ErrorCode(kafkaerr.EligibleLeadersNotAvailable)
 	// ErrElectionNotNeeded Broker: Leader election not needed for topic partition
-	ErrElectionNotNeeded ErrorCode = 84
+	ErrElectionNotNeeded ErrorCode = ErrorCode(kafkaerr.ElectionNotNeeded)
 	// ErrNoReassignmentInProgress Broker: No partition reassignment is in progress
-	ErrNoReassignmentInProgress ErrorCode = 85
+	ErrNoReassignmentInProgress ErrorCode = ErrorCode(kafkaerr.NoReassignmentInProgress)
 	// ErrGroupSubscribedToTopic Broker: Deleting offsets of a topic while the consumer group is subscribed to it
-	ErrGroupSubscribedToTopic ErrorCode = 86
+	ErrGroupSubscribedToTopic ErrorCode = ErrorCode(kafkaerr.GroupSubscribedToTopic)
 	// ErrInvalidRecord Broker: Broker failed to validate record
-	ErrInvalidRecord ErrorCode = 87
+	ErrInvalidRecord ErrorCode = ErrorCode(kafkaerr.InvalidRecord)
 	// ErrUnstableOffsetCommit Broker: There are unstable offsets that need to be cleared
-	ErrUnstableOffsetCommit ErrorCode = 88
+	ErrUnstableOffsetCommit ErrorCode = ErrorCode(kafkaerr.UnstableOffsetCommit)
 	// ErrThrottlingQuotaExceeded Broker: Throttling quota has been exceeded
-	ErrThrottlingQuotaExceeded ErrorCode = 89
+	ErrThrottlingQuotaExceeded ErrorCode = ErrorCode(kafkaerr.ThrottlingQuotaExceeded)
 	// ErrProducerFenced Broker: There is a newer producer with the same transactionalId which fences the current one
-	ErrProducerFenced ErrorCode = 90
+	ErrProducerFenced ErrorCode = ErrorCode(kafkaerr.ProducerFenced)
 	// ErrResourceNotFound Broker: Request illegally referred to resource that does not exist
-	ErrResourceNotFound ErrorCode = 91
+	ErrResourceNotFound ErrorCode = ErrorCode(kafkaerr.ResourceNotFound)
 	// ErrDuplicateResource Broker: Request illegally referred to the same resource twice
-	ErrDuplicateResource ErrorCode = 92
+	ErrDuplicateResource ErrorCode = ErrorCode(kafkaerr.DuplicateResource)
 	// ErrUnacceptableCredential Broker: Requested credential would not meet criteria for acceptability
-	ErrUnacceptableCredential ErrorCode = 93
+	ErrUnacceptableCredential ErrorCode = ErrorCode(kafkaerr.UnacceptableCredential)
 	// ErrInconsistentVoterSet Broker: Indicates that the either the sender or recipient of a voter-only request is not one of the expected voters
-	ErrInconsistentVoterSet ErrorCode = 94
+	ErrInconsistentVoterSet ErrorCode = ErrorCode(kafkaerr.InconsistentVoterSet)
 	// ErrInvalidUpdateVersion Broker: Invalid update version
-	ErrInvalidUpdateVersion ErrorCode = 95
+	ErrInvalidUpdateVersion ErrorCode = ErrorCode(kafkaerr.InvalidUpdateVersion)
 	// ErrFeatureUpdateFailed Broker: Unable to update finalized features due to server error
-	ErrFeatureUpdateFailed ErrorCode = 96
+	ErrFeatureUpdateFailed ErrorCode = ErrorCode(kafkaerr.FeatureUpdateFailed)
 	// ErrPrincipalDeserializationFailure Broker: Request principal deserialization failed during forwarding
-	ErrPrincipalDeserializationFailure ErrorCode = 97
+	ErrPrincipalDeserializationFailure ErrorCode = ErrorCode(kafkaerr.PrincipalDeserializationFailure)
 	// ErrUnknownTopicID Broker: Unknown topic id
-	ErrUnknownTopicID ErrorCode = 100
+	ErrUnknownTopicID ErrorCode = ErrorCode(kafkaerr.UnknownTopicID)
 	// ErrInconsistentTopicID Broker: The log's topic ID did not match the topic ID in the request
-	ErrInconsistentTopicID ErrorCode = 103
+	ErrInconsistentTopicID ErrorCode = ErrorCode(kafkaerr.InconsistentTopicID)
 	// ErrFencedMemberEpoch Broker: The member epoch is fenced by the group coordinator
-	ErrFencedMemberEpoch ErrorCode = 110
+	ErrFencedMemberEpoch ErrorCode = ErrorCode(kafkaerr.FencedMemberEpoch)
 	// ErrUnreleasedInstanceID Broker: The instance ID is still used by another member in the consumer group
-	ErrUnreleasedInstanceID ErrorCode = 111
+	ErrUnreleasedInstanceID ErrorCode = ErrorCode(kafkaerr.UnreleasedInstanceID)
 	// ErrUnsupportedAssignor Broker: The assignor or its version range is not supported by the consumer group
-	ErrUnsupportedAssignor ErrorCode = 112
+	ErrUnsupportedAssignor ErrorCode = ErrorCode(kafkaerr.UnsupportedAssignor)
 	// ErrStaleMemberEpoch Broker: The member epoch is stale
-	ErrStaleMemberEpoch ErrorCode = 113
+	ErrStaleMemberEpoch ErrorCode = ErrorCode(kafkaerr.StaleMemberEpoch)
 	// ErrMismatchedEndpointType Broker: The request was sent to an endpoint of the wrong type
-	ErrMismatchedEndpointType ErrorCode = 114
+	ErrMismatchedEndpointType ErrorCode = ErrorCode(kafkaerr.MismatchedEndpointType)
 	// ErrUnsupportedEndpointType Broker: This endpoint type is not supported yet
-	ErrUnsupportedEndpointType ErrorCode = 115
+	ErrUnsupportedEndpointType ErrorCode = ErrorCode(kafkaerr.UnsupportedEndpointType)
 	// ErrUnknownControllerID Broker: This controller ID is not known
-	ErrUnknownControllerID ErrorCode = 116
+	ErrUnknownControllerID ErrorCode = ErrorCode(kafkaerr.UnknownControllerID)
 	// ErrUnknownSubscriptionID Broker: Client sent a push telemetry request with an invalid or outdated subscription ID
-	ErrUnknownSubscriptionID ErrorCode = 117
+	ErrUnknownSubscriptionID ErrorCode = ErrorCode(kafkaerr.UnknownSubscriptionID)
 	// ErrTelemetryTooLarge Broker: Client sent a push telemetry request larger than the maximum size the broker will accept
-	ErrTelemetryTooLarge ErrorCode = 118
+	ErrTelemetryTooLarge ErrorCode = ErrorCode(kafkaerr.TelemetryTooLarge)
 	// ErrInvalidRegistration Broker: The controller has considered the broker registration to be invalid
-	ErrInvalidRegistration ErrorCode = 119
+	ErrInvalidRegistration ErrorCode = ErrorCode(kafkaerr.InvalidRegistration)
 	// ErrTransactionAbortable Broker: The server encountered an error with the transaction
-	ErrTransactionAbortable ErrorCode = 120
+	ErrTransactionAbortable ErrorCode = ErrorCode(kafkaerr.TransactionAbortable)
 	// ErrInvalidRecordState Broker: The record state is invalid
-	ErrInvalidRecordState ErrorCode = 121
+	ErrInvalidRecordState ErrorCode = ErrorCode(kafkaerr.InvalidRecordState)
 	// ErrShareSessionNotFound Broker: The share session was not found
-	ErrShareSessionNotFound ErrorCode = 122
+	ErrShareSessionNotFound ErrorCode = ErrorCode(kafkaerr.ShareSessionNotFound)
 	// ErrInvalidShareSessionEpoch Broker: The share session epoch is invalid
-	ErrInvalidShareSessionEpoch ErrorCode = 123
+	ErrInvalidShareSessionEpoch ErrorCode = ErrorCode(kafkaerr.InvalidShareSessionEpoch)
 	// ErrFencedStateEpoch Broker: The share-group state epoch did not match
-	ErrFencedStateEpoch ErrorCode = 124
+	ErrFencedStateEpoch ErrorCode = ErrorCode(kafkaerr.FencedStateEpoch)
 	// ErrInvalidVoterKey Broker: The voter key doesn't match the receiving replica's key
-	ErrInvalidVoterKey ErrorCode = 125
+	ErrInvalidVoterKey ErrorCode = ErrorCode(kafkaerr.InvalidVoterKey)
 	// ErrDuplicateVoter Broker: The voter is already part of the set of voters
-	ErrDuplicateVoter ErrorCode = 126
+	ErrDuplicateVoter ErrorCode = ErrorCode(kafkaerr.DuplicateVoter)
 	// ErrVoterNotFound Broker: The voter is not part of the set of voters
-	ErrVoterNotFound ErrorCode = 127
+	ErrVoterNotFound ErrorCode = ErrorCode(kafkaerr.VoterNotFound)
 	// ErrInvalidRegularExpression Broker: The regular expression is not valid
-	ErrInvalidRegularExpression ErrorCode = 128
+	ErrInvalidRegularExpression ErrorCode = ErrorCode(kafkaerr.InvalidRegularExpression)
 	// ErrRebootstrapRequired Broker: Client metadata is stale, client should rebootstrap to obtain new metadata
-	ErrRebootstrapRequired ErrorCode = 129
+	ErrRebootstrapRequired ErrorCode = ErrorCode(kafkaerr.RebootstrapRequired)
 	// ErrStreamsInvalidTopology Broker: The supplied topology is invalid
-	ErrStreamsInvalidTopology ErrorCode = 130
+	ErrStreamsInvalidTopology ErrorCode = ErrorCode(kafkaerr.StreamsInvalidTopology)
 	// ErrStreamsInvalidTopologyEpoch Broker: The supplied topology epoch is invalid
-	ErrStreamsInvalidTopologyEpoch ErrorCode = 131
+	ErrStreamsInvalidTopologyEpoch ErrorCode = ErrorCode(kafkaerr.StreamsInvalidTopologyEpoch)
 	// ErrStreamsTopologyFenced Broker: The supplied topology epoch is outdated
-	ErrStreamsTopologyFenced ErrorCode = 132
+	ErrStreamsTopologyFenced ErrorCode = ErrorCode(kafkaerr.StreamsTopologyFenced)
 	// ErrShareSessionLimitReached Broker: The limit of share sessions has been reached
-	ErrShareSessionLimitReached ErrorCode = 133
+	ErrShareSessionLimitReached ErrorCode = ErrorCode(kafkaerr.ShareSessionLimitReached)
 )
 
 var errorDescs = map[ErrorCode]string{

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollsafe/rollsafe/confluent/kafka"
-	"github.com/rollsafe/rollsafe/protocol"
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 // logsAfterDesync produces through a partition whose leader answers
@@ -24,7 +24,7 @@ func logsAfterDesync(t *testing.T, props kafka.ConfigMap) (*kafka.Producer, []ka
 	dr := make(chan kafka.Event, 10)
 	require.NoError(t, p.Produce(&kafka.Message{TopicPartition: kafka.TopicPartition{Topic: &topic, Partition: 0}, Value: []byte("a")}, dr))
 	require.NoError(t, (<-dr).(*kafka.Message).TopicPartition.Error)
-	require.NoError(t, c.InjectError(topic, 0, int16(protocol.OutOfOrderSequenceNumber), 1))
+	require.NoError(t, c.InjectError(topic, 0, int16(kafkaerr.OutOfOrderSequenceNumber), 1))
 	require.NoError(t, p.Produce(&kafka.Message{TopicPartition: kafka.TopicPartition{Topic: &topic, Partition: 0}, Value: []byte("b")}, dr))
 	require.NoError(t, (<-dr).(*kafka.Message).TopicPartition.Error)
 	var got []kafka.LogEvent

@@ -143,8 +143,8 @@ func produceAcks(ctx context.Context, conn *protocol.Conn, topic string, p int32
 		return -1, fmt.Errorf("produce response of %d topics for one partition", len(r.Topics))
 	}
 	pr := r.Topics[0].Partitions[0]
-	if code := protocol.ErrorCode(pr.ErrorCode); code != 0 {
-		return -1, fmt.Errorf("the broker answered %w", code.Err())
+	if err := protocol.ErrorForCode(pr.ErrorCode); err != nil {
+		return -1, fmt.Errorf("the broker answered %w", err)
 	}
 	return pr.BaseOffset, nil
 }

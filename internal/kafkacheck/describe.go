@@ -9,6 +9,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/rollsafe/rollsafe/protocol"
 )
 
@@ -110,7 +111,7 @@ func DescribeRules(ctx context.Context, conn *protocol.Conn, a, b string) error 
 	unknown := b + "-never-created"
 	if r, err := describeTopics(ctx, conn, 2000, nil, unknown, a); err != nil {
 		return err
-	} else if names := describedNames(r); !slices.Equal(names, []string{a, unknown}) || protocol.ErrorCode(r.Topics[1].ErrorCode) != protocol.UnknownTopicOrPartition ||
+	} else if names := describedNames(r); !slices.Equal(names, []string{a, unknown}) || kafkaerr.Code(r.Topics[1].ErrorCode) != kafkaerr.UnknownTopicOrPartition ||
 		len(r.Topics[1].Partitions) > 0 || r.Topics[1].AuthorizedOperations != allTopicOperations {
 		fail("named %s, %s: %v, the unknown one %+v; Kafka answers %s, then %s UNKNOWN_TOPIC_OR_PARTITION", unknown, a, names, r.Topics, a, unknown)
 	}
@@ -124,7 +125,7 @@ func DescribeRules(ctx context.Context, conn *protocol.Conn, a, b string) error 
 		want := slices.Sorted(slices.Values(invalid))
 		ok := slices.Equal(names, want)
 		for _, t := range r.Topics {
-			ok = ok && protocol.ErrorCode(t.ErrorCode) == protocol.InvalidTopicException && len(t.Partitions) == 0
+			ok = ok && kafkaerr.Code(t.ErrorCode) == kafkaerr.InvalidTopicException && len(t.Partitions) == 0
 		}
 		if !ok {
 			fail("invalid names: %+v; Kafka answers INVALID_TOPIC_EXCEPTION for each", r.Topics)
@@ -136,7 +137,7 @@ func DescribeRules(ctx context.Context, conn *protocol.Conn, a, b string) error 
 		if err != nil {
 			return err
 		}
-		if len(r.Topics) != 1 || protocol.ErrorCode(r.Topics[0].ErrorCode) != protocol.InvalidRequest || len(r.Topics[0].Partitions) > 0 {
+		if len(r.Topics) != 1 || kafkaerr.Code(r.Topics[0].ErrorCode) != kafkaerr.InvalidRequest || len(r.Topics[0].Partitions) > 0 {
 			fail("named %s with the cursor %s/%d: %+v; Kafka refuses the request: %s INVALID_REQUEST", a, bad.Topic, bad.Partition, r.Topics, a)
 		}
 	}

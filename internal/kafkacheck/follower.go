@@ -9,6 +9,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/rollsafe/rollsafe/protocol"
 )
 
@@ -35,7 +36,7 @@ func FollowerRules(ctx context.Context, leader, follower *protocol.Conn, leaderI
 		return fmt.Errorf("produce to the follower: %w", err)
 	}
 	part := pr.Topics[0].Partitions[0]
-	if code != protocol.NotLeaderOrFollower {
+	if code != kafkaerr.NotLeaderOrFollower {
 		errs = append(errs, fmt.Errorf("produce to the follower: %v; Kafka answers NOT_LEADER_OR_FOLLOWER", code))
 	}
 	if err := checkHint(pr, leaderID, 0); err != nil {
@@ -97,7 +98,7 @@ func produceRequest(topic string, p int32, raw []byte, acks int16) *kmsg.Produce
 
 // produceAnswer sends raw, acks=all, and returns the partition's code with
 // the whole response (which holds exactly that partition).
-func produceAnswer(ctx context.Context, conn *protocol.Conn, topic string, p int32, raw []byte) (protocol.ErrorCode, *kmsg.ProduceResponse, error) {
+func produceAnswer(ctx context.Context, conn *protocol.Conn, topic string, p int32, raw []byte) (kafkaerr.Code, *kmsg.ProduceResponse, error) {
 	resp, err := conn.Request(ctx, produceRequest(topic, p, raw, -1))
 	if err != nil {
 		return 0, nil, err
@@ -106,7 +107,7 @@ func produceAnswer(ctx context.Context, conn *protocol.Conn, topic string, p int
 	if len(pr.Topics) != 1 || len(pr.Topics[0].Partitions) != 1 {
 		return 0, nil, fmt.Errorf("a response of %d topics for one partition", len(pr.Topics))
 	}
-	return protocol.ErrorCode(pr.Topics[0].Partitions[0].ErrorCode), pr, nil
+	return kafkaerr.Code(pr.Topics[0].Partitions[0].ErrorCode), pr, nil
 }
 
 // checkHint checks a NOT_LEADER_OR_FOLLOWER produce response's KIP-951

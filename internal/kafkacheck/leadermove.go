@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/rollsafe/rollsafe/protocol"
 )
 
@@ -69,7 +70,7 @@ func LeaderMoveWindow(ctx context.Context, c Mover, topic string) error {
 		errs = append(errs, fmt.Errorf("sequence 6 on the new leader: base offset %d, %s; Kafka writes it at 6", base, answer(err)))
 	}
 	recs := recordsOf("s8", "s9")
-	if code, pr, err := produceAnswer(ctx, oc, topic, 0, producerBatch(recs, 2, 0, pid, epoch, 8)); err != nil || code != protocol.NotLeaderOrFollower {
+	if code, pr, err := produceAnswer(ctx, oc, topic, 0, producerBatch(recs, 2, 0, pid, epoch, 8)); err != nil || code != kafkaerr.NotLeaderOrFollower {
 		errs = append(errs, fmt.Errorf("sequence 8 to the old leader: %v, %v; Kafka answers NOT_LEADER_OR_FOLLOWER", code, err))
 	} else if err := checkHint(pr, to, 1); err != nil {
 		errs = append(errs, fmt.Errorf("sequence 8 to the old leader: %w", err))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/rollsafe/rollsafe/protocol"
 )
 
@@ -67,7 +68,7 @@ func PendingBatch(ctx context.Context, c Pauser, topic string) error {
 	if len(pr.Topics) != 1 || len(pr.Topics[0].Partitions) != 1 {
 		return fmt.Errorf("second batch: a response of %d topics for one partition", len(pr.Topics))
 	}
-	if code := protocol.ErrorCode(pr.Topics[0].Partitions[0].ErrorCode); code != protocol.RequestTimedOut {
+	if code := kafkaerr.Code(pr.Topics[0].Partitions[0].ErrorCode); code != kafkaerr.RequestTimedOut {
 		errs = append(errs, fmt.Errorf("second batch, the follower paused: %v; Kafka answers REQUEST_TIMED_OUT", code))
 	}
 	if hw, _, err := protocol.ListOffsets(ctx, conn, topic, 0, protocol.ListLatest); err != nil || hw != 2 {

@@ -108,7 +108,7 @@ func listOffset(ctx context.Context, conn *protocol.Conn, topic string, p int32,
 	}
 	r := lr.Topics[0].Partitions[0]
 	if r.ErrorCode != 0 {
-		return -1, -1, protocol.ErrorCode(r.ErrorCode).Err()
+		return -1, -1, protocol.ErrorForCode(r.ErrorCode)
 	}
 	return r.Offset, r.Timestamp, nil
 }

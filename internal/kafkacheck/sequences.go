@@ -149,7 +149,7 @@ func initProducerID(ctx context.Context, conn *protocol.Conn) (int64, int16, err
 		if r.ErrorCode == 0 {
 			return r.ProducerID, r.ProducerEpoch, nil
 		}
-		err = protocol.ErrorCode(r.ErrorCode).Err()
+		err = protocol.ErrorForCode(r.ErrorCode)
 		var ke *protocol.KafkaError
 		if !errors.As(err, &ke) || !ke.Retriable {
 			return -1, -1, fmt.Errorf("InitProducerId: %w", err)
@@ -177,7 +177,7 @@ func describeProducers(ctx context.Context, conn *protocol.Conn, topic string, p
 	for _, t := range resp.(*kmsg.DescribeProducersResponse).Topics {
 		for _, pp := range t.Partitions {
 			if pp.ErrorCode != 0 {
-				return nil, fmt.Errorf("DescribeProducers: %w", protocol.ErrorCode(pp.ErrorCode).Err())
+				return nil, fmt.Errorf("DescribeProducers: %w", protocol.ErrorForCode(pp.ErrorCode))
 			}
 			out = append(out, pp.ActiveProducers...)
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 // SeedConfig shapes the Seed scenario.
@@ -41,7 +43,7 @@ func Seed(cfg SeedConfig) Schedule {
 	}}
 	s.Steps = append(s.Steps, Step{At: up, Kind: RestoreLeaders, Topic: cfg.Topic, Broker: Any})
 	if cfg.OutOfOrderOnReturn {
-		s.Steps = append(s.Steps, Step{At: up, Kind: InjectError, Topic: cfg.Topic, Partition: cfg.Partition, Broker: Any, Code: 45, N: 1})
+		s.Steps = append(s.Steps, Step{At: up, Kind: InjectError, Topic: cfg.Topic, Partition: cfg.Partition, Broker: Any, Code: int16(kafkaerr.OutOfOrderSequenceNumber), N: 1})
 	}
 	return s
 }

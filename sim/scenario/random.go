@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/rollsafe/rollsafe/protocol"
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 // ChaosConfig shapes the schedules Random draws.
@@ -112,17 +112,17 @@ type injected struct {
 
 // chaosCodes are answers a real broker gives to a produce request.
 var chaosCodes = []injected{
-	{int16(protocol.LeaderNotAvailable), false},
-	{int16(protocol.NotLeaderOrFollower), false},
-	{int16(protocol.NotLeaderOrFollower), true}, // after the old leader appended
-	{int16(protocol.RequestTimedOut), true},     // waiting for replication
-	{int16(protocol.MessageTooLarge), false},
-	{int16(protocol.NotEnoughReplicas), false},
-	{int16(protocol.NotEnoughReplicasAfterAppend), true},
-	{int16(protocol.OutOfOrderSequenceNumber), false},
-	{int16(protocol.DuplicateSequenceNumber), true}, // a success
-	{int16(protocol.InvalidProducerEpoch), false},
-	{int16(protocol.UnknownProducerID), false},
+	{int16(kafkaerr.LeaderNotAvailable), false},
+	{int16(kafkaerr.NotLeaderOrFollower), false},
+	{int16(kafkaerr.NotLeaderOrFollower), true}, // after the old leader appended
+	{int16(kafkaerr.RequestTimedOut), true},     // waiting for replication
+	{int16(kafkaerr.MessageTooLarge), false},
+	{int16(kafkaerr.NotEnoughReplicas), false},
+	{int16(kafkaerr.NotEnoughReplicasAfterAppend), true},
+	{int16(kafkaerr.OutOfOrderSequenceNumber), false},
+	{int16(kafkaerr.DuplicateSequenceNumber), true}, // a success
+	{int16(kafkaerr.InvalidProducerEpoch), false},
+	{int16(kafkaerr.UnknownProducerID), false},
 }
 
 type episode int

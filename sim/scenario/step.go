@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rollsafe/rollsafe/protocol"
+	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
 // Kind is what a Step does.
@@ -110,10 +110,7 @@ func (s Step) tp() string { return fmt.Sprintf("%s/%d", s.Topic, s.Partition) }
 
 // codeName is a Kafka error code's name, e.g. OUT_OF_ORDER_SEQUENCE_NUMBER
 // for 45 (the number too for codes Kafka does not define).
-func codeName(code int16) string {
-	name, _, _ := protocol.CodeInfo(code)
-	return name
-}
+func codeName(code int16) string { return kafkaerr.Code(code).String() }
 
 func cleanWord(clean bool) string {
 	if clean {
