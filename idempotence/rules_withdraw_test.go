@@ -1,6 +1,10 @@
 package idempotence
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
+)
 
 func TestRuleWithdraw(t *testing.T) {
 	runRules(t, []ruleCase{
@@ -36,7 +40,7 @@ func TestRuleWithdraw(t *testing.T) {
 		{name: "a numbered batch is left as it is: refused, it still holds its sequence", run: func(r *rig) {
 			r.enqueue(tp0, 1, 1, 2)
 			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
-			r.answer(tp0, 2, CodeNotEnoughReplicas, NotAppended, -1)
+			r.answer(tp0, 2, kafkaerr.NotEnoughReplicas, NotAppended, -1)
 			r.is(!r.pr.withdraw(tp0, 2, nil), "a numbered batch was withdrawn")
 			r.is(!r.pr.withdraw(tp0, 9, nil), "an unknown batch was withdrawn")
 		}},
