@@ -27,12 +27,13 @@ type docFile struct {
 	text string
 }
 
-// docFiles returns README.md, docs/*.md and bench/README.md. The commands
-// of README.md and docs/ run from the root, bench/README.md's from bench/.
+// docFiles returns README.md, docs/*.md, idempotence/README.md and
+// bench/README.md. Their commands run from the root, bench/README.md's
+// from bench/.
 func docFiles(t *testing.T) []docFile {
 	t.Helper()
 	r := root(t)
-	paths := []string{"README.md", filepath.Join("bench", "README.md")}
+	paths := []string{"README.md", filepath.Join("idempotence", "README.md"), filepath.Join("bench", "README.md")}
 	docs, err := filepath.Glob(filepath.Join(r, "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
