@@ -130,9 +130,7 @@ func TestRealPeers(t *testing.T) {
 		peerNames = append(peerNames, p.name)
 	}
 	wantSc := selected("ROLLSAFE_PEER_SCENARIOS", scNames, nil)
-	// Every peer, rollsafe included, also in CI (rollsafe was held back
-	// while it fell behind slow acknowledgements; bench/README.md,
-	// "Results").
+	// Every peer, rollsafe included, also in CI.
 	wantPeers := selected("ROLLSAFE_PEERS", peerNames, nil)
 	for _, n := range wantSc {
 		if !slices.Contains(scNames, n) {
@@ -645,8 +643,8 @@ func faultMinInsync(g *realGroup) {
 	g.awaitAll(150, "after the outage")
 }
 
-// The compound failure of issue 37 (kept short for CI: the same sequence
-// as the 60 s freeze reported, with a 40 s one).
+// The compound failure (kept short for CI: the same sequence as a 60 s
+// freeze, with a 40 s one).
 const (
 	compoundFreeze  = 40 * time.Second // the leader of partition 0 stays frozen
 	compoundKillAt  = 10 * time.Second // a second broker is killed, this far into the freeze
