@@ -73,6 +73,38 @@ func TestDocumentedCommands(t *testing.T) {
 			}
 		}
 	}
+	// Commands quoted inline in the prose, `go test ./x -run Y` and the
+	// like, are held to the same rules.
+	for _, f := range docFiles(t) {
+		for _, m := range inlineCode.FindAllStringSubmatch(stripCode(f.text), -1) {
+			l := strings.Join(strings.Fields(m[1]), " ")
+			var words []string
+			for _, tk := range tokenize(l) {
+				if !tk.op {
+					words = append(words, tk.text)
+				}
+			}
+			if !isChecked(words) && !strings.HasPrefix(l, "cd ") || strings.Contains(l, "…") {
+				continue // not a command, or one with a placeholder ("go run ./…")
+			}
+			dirs := []string{f.dir}
+			var cmd []string
+			for _, tk := range tokenize(l) {
+				if !tk.op {
+					cmd = append(cmd, tk.text)
+					continue
+				}
+				if c := checkCommand(r, &dirs, cmd); c != "" {
+					t.Errorf("%s, inline: %s\n\t%s", f.path, l, c)
+				}
+				cmd = nil
+			}
+			if c := checkCommand(r, &dirs, cmd); c != "" {
+				t.Errorf("%s, inline: %s\n\t%s", f.path, l, c)
+			}
+			checked++
+		}
+	}
 	if checked < 20 {
 		t.Fatalf("only %d documented commands checked: the block parser lost them", checked)
 	}
@@ -94,7 +126,10 @@ func isChecked(cmd []string) bool {
 	return false
 }
 
-var envAssign = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+var (
+	envAssign  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+	inlineCode = regexp.MustCompile("`([^`]+)`")
+)
 
 func skipEnv(cmd []string) []string {
 	for len(cmd) > 0 && envAssign.MatchString(cmd[0]) {
