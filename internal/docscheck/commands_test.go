@@ -192,6 +192,14 @@ func checkRun(dir string, args []string) string {
 	if p.name != "main" {
 		return fmt.Sprintf("package %s is not a command", dir)
 	}
+	// A command with subcommands (rollsafe demo, rollsafe sim): the
+	// subcommand's flags, after it.
+	defined, what := p.flags, filepath.Base(dir)
+	if len(args) > 0 && flagName(args[0]) == "" {
+		if sub, ok := p.subFlags[args[0]]; ok {
+			defined, what, args = sub, what+" "+args[0], args[1:]
+		}
+	}
 	var bad []string
 	for _, a := range args {
 		if a == "-args" {
@@ -201,12 +209,12 @@ func checkRun(dir string, args []string) string {
 		if n == "" || n == "h" || n == "help" {
 			continue
 		}
-		if _, ok := p.flags[n]; !ok {
+		if _, ok := defined[n]; !ok {
 			bad = append(bad, "-"+n)
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Sprintf("%s defines no flag %s", dir, strings.Join(bad, ", "))
+		return fmt.Sprintf("%s has no flag %s", what, strings.Join(bad, ", "))
 	}
 	return ""
 }

@@ -23,6 +23,11 @@ type pkgInfo struct {
 	benches   []string        // Benchmark* functions
 	imports   []string        // import paths of the non-test files
 	hasGo     bool
+	// subFlags: for a command whose subcommands each parse a FlagSet
+	// (flag.NewFlagSet("demo", ...)), the flags of each subcommand: those
+	// defined in the function creating the set and in the package's
+	// functions it calls, transitively.
+	subFlags map[string]map[string]bool
 }
 
 var (
@@ -91,6 +96,41 @@ func loadPkg(dir string) (*pkgInfo, error) {
 			}
 		}
 	}
+	funcs := map[string]*funcFlags{} // non-test functions and methods, by name
+	for i, f := range files {
+		if isTest[i] {
+			continue
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+				funcs[fd.Name.Name] = scanFunc(fd, consts)
+			}
+		}
+	}
+	p.subFlags = map[string]map[string]bool{}
+	for _, ff := range funcs {
+		for _, set := range ff.sets {
+			flags := map[string]bool{}
+			seen := map[*funcFlags]bool{}
+			var walk func(*funcFlags)
+			walk = func(g *funcFlags) {
+				if seen[g] {
+					return
+				}
+				seen[g] = true
+				for n, b := range g.defs {
+					flags[n] = b
+				}
+				for _, c := range g.calls {
+					if h, ok := funcs[c]; ok {
+						walk(h)
+					}
+				}
+			}
+			walk(ff)
+			p.subFlags[set] = flags
+		}
+	}
 	for i, f := range files {
 		if !isTest[i] {
 			p.hasGo = true
@@ -112,34 +152,13 @@ func loadPkg(dir string) (*pkgInfo, error) {
 			}
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok {
-				return true
-			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok {
-				return true
-			}
-			ff, ok := flagFuncs[sel.Sel.Name]
-			if !ok || len(call.Args) <= ff.arg {
-				return true
-			}
-			var name string
-			switch a := call.Args[ff.arg].(type) {
-			case *ast.BasicLit:
-				if a.Kind != token.STRING {
-					return true
+			if call, ok := n.(*ast.CallExpr); ok {
+				if name, isBool, ok := flagDef(call, consts); ok {
+					p.testFlags[name] = isBool
+					if !isTest[i] {
+						p.flags[name] = isBool
+					}
 				}
-				name, _ = strconv.Unquote(a.Value)
-			case *ast.Ident:
-				name = consts[a.Name]
-			}
-			if name == "" {
-				return true
-			}
-			p.testFlags[name] = ff.isBool
-			if !isTest[i] {
-				p.flags[name] = ff.isBool
 			}
 			return true
 		})
@@ -190,4 +209,64 @@ func expand(dir, pattern string) ([]string, error) {
 		return nil
 	})
 	return out, err
+}
+
+// flagDef returns the flag a call defines (fs.Int("records", ...),
+// flag.StringVar(&v, "topic", ...)), if it defines one.
+func flagDef(call *ast.CallExpr, consts map[string]string) (name string, isBool, ok bool) {
+	sel, isSel := call.Fun.(*ast.SelectorExpr)
+	if !isSel {
+		return "", false, false
+	}
+	ff, known := flagFuncs[sel.Sel.Name]
+	if !known || len(call.Args) <= ff.arg {
+		return "", false, false
+	}
+	switch a := call.Args[ff.arg].(type) {
+	case *ast.BasicLit:
+		if a.Kind == token.STRING {
+			name, _ = strconv.Unquote(a.Value)
+		}
+	case *ast.Ident:
+		name = consts[a.Name]
+	}
+	return name, ff.isBool, name != ""
+}
+
+// funcFlags is what one function defines and calls.
+type funcFlags struct {
+	defs  map[string]bool // flags it defines
+	calls []string        // names of the functions and methods it calls
+	sets  []string        // the subcommands whose FlagSet it creates
+}
+
+// scanFunc collects a function's flag definitions, calls and FlagSets.
+func scanFunc(fd *ast.FuncDecl, consts map[string]string) *funcFlags {
+	ff := &funcFlags{defs: map[string]bool{}}
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		if name, isBool, ok := flagDef(call, consts); ok {
+			ff.defs[name] = isBool
+		}
+		switch fn := call.Fun.(type) {
+		case *ast.Ident:
+			ff.calls = append(ff.calls, fn.Name)
+		case *ast.SelectorExpr:
+			ff.calls = append(ff.calls, fn.Sel.Name)
+			if fn.Sel.Name == "NewFlagSet" && len(call.Args) > 0 {
+				if lit, ok := call.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					set, _ := strconv.Unquote(lit.Value)
+					words := strings.Fields(set)
+					if len(words) > 0 {
+						ff.sets = append(ff.sets, words[len(words)-1])
+					}
+				}
+			}
+		}
+		return true
+	})
+	return ff
 }
