@@ -29,4 +29,7 @@
 //
 // ParseBatchHeaders and DecodeBatches read record batches back, as found in
 // fetch responses, with CRC checks and bounded decompression.
+//
+// See docs/architecture.md (the packages and the loop) and
+// docs/performance.md (what building batches costs) in the repository.
 package batching

@@ -678,7 +678,7 @@ func median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// throughputTable renders the medians as bench/README.md's table.
+// throughputTable renders the medians as docs/performance.md's table.
 func throughputTable(cells []throughputCell, clients []string, runs map[string][]throughputRun, rounds int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "| cell | client | rec/s (median of %d) | rec/s range | / kgo rec/s | (rounds min–max) | MB/s | CPU s per 100k records | of it kernel | / kgo CPU | broker CPU s per 100k | cores busy | rec/batch | rec/req |\n", rounds)

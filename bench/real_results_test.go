@@ -126,7 +126,7 @@ func (res peerResult) judge(t *testing.T) {
 	}
 }
 
-// resultsTable renders the results as the README's markdown table.
+// resultsTable renders the results as docs/peers.md's markdown table.
 func resultsTable(results []peerResult) string {
 	var b strings.Builder
 	b.WriteString("| scenario | peer | fatal? | longest stall | duplicates | failed back to the app (of which in the log) | no outcome | lost | reordered | records |\n")

@@ -141,10 +141,10 @@ const maxConnections = 16
 // A partition always uses the same connection to a broker (the one with
 // fewest of the broker's partitions when it first goes there), so its
 // batches keep their order and MaxInFlight still bounds them. On one
-// Apache Kafka 4.4 broker two connections took 1.2-1.6 times the records
-// per second of one (bench/README.md); 1 gives the single connection of
-// Java's producer, kgo and librdkafka. Each connection costs the broker a
-// socket and, with SASL, an authentication.
+// Apache Kafka 4.4 broker two connections took 1.06-1.26 times the records
+// per second of one (docs/performance.md, "On a real broker"); 1 gives the
+// single connection of Java's producer, kgo and librdkafka. Each connection
+// costs the broker a socket and, with SASL, an authentication.
 func ProduceConnections(n int) Option { return func(c *config) { c.connections = n } }
 
 // Linger sets how long a batch waits for more records before it is sent

@@ -98,4 +98,8 @@
 // run. The conformance scenarios and the chaos schedules run this way by
 // default (client/conformance: -conformance.wall and TestChaosSockets keep
 // runs over sockets and the wall clock).
+//
+// See docs/guarantees.md (what each outcome means and how the producer learns
+// it), docs/architecture.md (the loop) and the README's option table in the
+// repository.
 package client

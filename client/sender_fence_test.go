@@ -18,7 +18,7 @@ import (
 	"github.com/rollsafe/rollsafe/sim/memnet"
 )
 
-// TestSenderFenceCheckedAfterDial (issue 37, defect 6): the sender's fence
+// TestSenderFenceCheckedAfterDial: the sender's fence
 // must be checked once it holds the connection it writes on. Here the
 // failure callback of the old connection moves the fence during the dial:
 // request R1 is written on connection 1 and held by the broker; the broker

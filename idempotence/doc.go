@@ -26,4 +26,7 @@
 // its log (ReadTail/TailRead) before anything is renumbered under a new
 // epoch. No input makes the Producer fatal. README.md in this directory has
 // the state diagram and the rule table.
+//
+// See docs/architecture.md (where the machine sits) and docs/guarantees.md
+// (what its decisions promise) in the repository.
 package idempotence

@@ -340,8 +340,8 @@ func TestRandomWalk(t *testing.T) {
 			// those walks leave late requests out.
 			purgeInFlight = rng.IntN(2) == 0
 		}
-		// Late requests meet that known limit (README, "What a tail read
-		// can prove") whenever a batch may be renumbered after a read:
+		// Late requests meet that known limit (docs/guarantees.md, "What a tail
+		// read can prove") whenever a batch may be renumbered after a read:
 		// after a deadline's or a purge's hole, a truncation, a forgotten
 		// producer. Only walks without those have them (200,000 walks
 		// found the limit at seeds 10064, deadlines, and 41779, a

@@ -34,4 +34,7 @@
 //
 // Every JVM is started in its own process group with a parent-death signal
 // (Linux), so none outlives the test binary; Close stops them all.
+//
+// See docs/real-kafka.md (versions, the harness, security, kafkacluster) in
+// the repository.
 package kafkatest

@@ -41,4 +41,6 @@
 // the answering replica's high watermark, which a follower or a new leader
 // may hold below what is committed. DescribeProducers (KIP-664) asks a
 // replica for its producer state, uncommitted appends included on the leader.
+//
+// See docs/architecture.md in the repository.
 package protocol

@@ -320,7 +320,7 @@ func TestMetadataRefreshSkipsSilentBroker(t *testing.T) {
 	require.Equal(t, int32(2), l, "the only broker left leads")
 }
 
-// TestFetchDeposedLeaderAgainstSim (issue 12, item 2): leadership moves
+// TestFetchDeposedLeaderAgainstSim: leadership moves
 // from L to F and L stops copying, so F commits batches L never sees. A
 // consumer-style fetch without a leader epoch (v11+, CurrentLeaderEpoch
 // -1) is answered by L from its own, trailing high watermark — as Kafka

@@ -10,7 +10,7 @@ import (
 // BenchmarkParseProduceBatchGzip guards the broker's check of a produced
 // gzip batch (1,000 of the benchmarks' 1 KB fixture events): CRC,
 // inflating into a reused buffer and parsing every record, with no buffer
-// allocated per batch (bench/README.md, issue 14, session 14).
+// allocated per batch.
 func BenchmarkParseProduceBatchGzip(b *testing.B) {
 	var values []string
 	for _, ev := range fixture.Events(fixture.Seed, 1000, fixture.Large) {

@@ -88,4 +88,7 @@
 // is a full fetch), retention, topic ids in Produce/Fetch v13+, a
 // preferred read replica (replica.selector.class), ISR shrinking on
 // replica.lag.time.max.ms (PauseReplication does it at once).
+//
+// See docs/simulator.md (rollsafe sim, the sim in any client's tests, the
+// checks against Kafka) in the repository.
 package sim

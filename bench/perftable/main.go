@@ -31,6 +31,8 @@
 //
 // cold and short are the second table, beside the warm figures of the same
 // cells (cold over warm needs warm); first is the third.
+//
+// See docs/performance.md (the current tables) in the repository.
 package main
 
 import (

@@ -19,7 +19,7 @@ type cell struct {
 
 func (c cell) key() string { return c.broker + "/" + c.codec + "/" + c.size }
 
-// issueCells are issue 14's cells for one broker kind; the record counts
+// issueCells are the table's cells for one broker kind; the record counts
 // make each run last about a second on a loaded 2-core machine.
 func issueCells(kind string) []cell {
 	return []cell{

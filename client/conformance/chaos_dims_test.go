@@ -12,8 +12,8 @@ import (
 	"github.com/rollsafe/rollsafe/sim/scenario"
 )
 
-// Schedule dimensions beyond scenario.Random's fault mix (issue 37: defects
-// 3 and 6 lived where no schedule went). They are drawn from a second
+// Schedule dimensions beyond scenario.Random's fault mix (two defects
+// once lived where no schedule went). They are drawn from a second
 // stream of the seed, so a seed's fault schedule is the one it always had;
 // a schedule whose draw leaves them off (about half) plays exactly as
 // before. With them on, a schedule may have:
@@ -139,8 +139,8 @@ type chaosReset struct {
 	stall  time.Duration
 }
 
-// drawResets draws a schedule's resets after an answer (issue 37, defect
-// 6): none for half the schedules, else one to three, each at a moment of
+// drawResets draws a schedule's resets after an answer (the
+// window of the sender's fence): none for half the schedules, else one to three, each at a moment of
 // the span on any partition, half of them after a stall of 20 to 250 ms.
 // The reset reaches the producer 1 to 40 µs after the answer: the time a
 // sender takes between its look at the failures it has heard of and its

@@ -102,8 +102,7 @@ func TestChaosSockets(t *testing.T) { chaos(t, *chaosWallRuns, true) }
 //     of it failed (the broker unreachable) went out on a new connection
 //     once the broker was back, power-cut and without the producer's state:
 //     the later batch landed first, the earlier one after it.
-//   - 240 and 433 (issue 37, defect 3; found by the dimensions on
-//     d2e7f2b): a batch purged while it waited in the outbox behind a
+//   - 240 and 433 (found by the dimensions on d2e7f2b): a batch purged while it waited in the outbox behind a
 //     held request, whose partition then moved, was answered never
 //     written but never released: records stayed buffered for good.
 var chaosRegressions = []int64{9745, 50682, 240, 433}
@@ -333,8 +332,8 @@ func chaosPlay(r *rig, pl *scenario.Player, sched scenario.Schedule, span time.D
 
 // released checks that the producer holds nothing once every record is
 // resolved: a batch reported while an attempt was still out (pinned) is
-// released when that attempt is answered, whichever way (issue 37: one
-// answered from the outbox when its partition moved never was).
+// released when that attempt is answered, whichever way (one answered
+// from the outbox when its partition moved must be too).
 func released(r *rig) error {
 	if waitUntil(30*time.Second, func() bool { n, _ := r.p.Buffered(); return n == 0 }) {
 		return nil

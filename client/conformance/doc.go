@@ -1,4 +1,4 @@
-// Package conformance holds rollsafe's conformance scenarios (issue 7):
+// Package conformance holds rollsafe's conformance scenarios:
 // simulator-driven tests that each reproduce one failure known from other
 // Kafka clients (confluent-kafka-go#830, librdkafka#3584, #4438, #4953,
 // KAFKA-15591, ...) against a 3-broker sim.Cluster, produce through the
@@ -13,4 +13,7 @@
 //	go test ./client/conformance -run Chaos -chaos.seed=1234 -v
 //
 // The package has no exported API: everything is in its tests.
+//
+// See docs/testing.md (the scenarios and the chaos schedules) in the
+// repository.
 package conformance

@@ -39,7 +39,7 @@ func (r *rig) checkOnce(t *testing.T, prefix string, n int) {
 	}
 }
 
-// TestConformance13StalledFollower (issue 12, item 1): acks=all, an
+// TestConformance13StalledFollower: acks=all, an
 // in-sync follower stalls, holding the high watermark behind the leader's
 // log end past the request timeout. The batch is appended and answered
 // REQUEST_TIMED_OUT; reads stop below it. At the delivery deadline it must
@@ -166,7 +166,7 @@ func TestConformance13ProcessedAfterDisconnect(t *testing.T) {
 	})
 }
 
-// TestConformance15TruncatedBeforeDelivery (issue 12, item 3): replica F
+// TestConformance15TruncatedBeforeDelivery: replica F
 // has stopped copying (out of the ISR) and the other follower copies each
 // batch 20 ms late. B1 is appended but its response is lost; B2 behind it
 // is acknowledged by the broker, yet cannot be delivered before B1 is
@@ -273,7 +273,7 @@ func (r *rig) isAcked(id string) bool {
 	return r.produced[r.index[id]].Acked
 }
 
-// TestConformance16CompactedAnchor (issue 12, item 4): on a compacted
+// TestConformance16CompactedAnchor: on a compacted
 // topic, the producer's acknowledged batches A are followed by B, appended
 // but answered REQUEST_TIMED_OUT (unknown), and C, acknowledged, whose keys
 // supersede A's and B's. The cleaner then removes A whole — the producer's
@@ -359,7 +359,7 @@ func (r *rig) forget(drop func(readback.Produced) bool) {
 	}
 }
 
-// TestConformance14LaggingNewLeader (issue 12, item 2): follower f2 stalls
+// TestConformance14LaggingNewLeader: follower f2 stalls
 // (in sync, copying nothing), so batch B, appended by the leader and
 // copied by f1, is answered REQUEST_TIMED_OUT. Leadership then moves to f1,
 // whose high watermark trails B (f2 has not fetched it), and B's retry is

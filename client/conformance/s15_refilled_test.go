@@ -9,7 +9,7 @@ import (
 	"github.com/rollsafe/rollsafe/sim"
 )
 
-// TestConformance15TruncatedThenRefilled (issue 12, item 3): as in
+// TestConformance15TruncatedThenRefilled: as in
 // TestConformance15TruncatedBeforeDelivery, B1 is appended and its
 // response lost, B2 behind it is acknowledged by the broker but cannot be
 // delivered before B1 is settled, and an unclean election truncates B1-B3

@@ -9,8 +9,7 @@ import (
 	"github.com/rollsafe/rollsafe/sim"
 )
 
-// TestConformance15TimedOutThenRefilled (issue 12, item 3; fails on the
-// old client, afa526a): replica F has stopped copying (out of the ISR) and
+// TestConformance15TimedOutThenRefilled (fails on afa526a): replica F has stopped copying (out of the ISR) and
 // the other follower copies each batch 20 ms late; answers are slow, so B2
 // and B3 are sent before B1's answer. B1 is appended and answered
 // REQUEST_TIMED_OUT (unknown); B2 and B3 are acknowledged — the producer

@@ -11,7 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// TestConformance17LongPartitionRead (issue 12, item 5): partition 0 holds
+// TestConformance17LongPartitionRead: partition 0 holds
 // about 40 MB written by another producer — five of the producer's 8 MB
 // read pages, each well within a request timeout (700 ms), all five
 // together not, under the race detector. This producer's first batch there is appended but

@@ -16,7 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// TestConformance18LeaderlessPartition (issue 12, item 6): partition 0's
+// TestConformance18LeaderlessPartition: partition 0's
 // leadership moves from L to F1 unseen by the producer, L falls out of the
 // ISR and F1 stops: the partition is offline (leader -1) while L, the
 // leader the producer knows, still runs. Records produced then meet
@@ -89,7 +89,7 @@ func (r *rig) sawLeaderless(p int32) bool {
 	return false
 }
 
-// TestConformance19CompressedMessageTooLarge (issue 12, item 7): the broker
+// TestConformance19CompressedMessageTooLarge: the broker
 // refuses a compressed batch bigger than message.max.bytes although each of
 // its records, compressed alone, fits easily; its uncompressed size is far
 // bigger still. The producer splits by uncompressed size and delivers
@@ -132,7 +132,7 @@ func TestConformance19CompressedMessageTooLarge(t *testing.T) {
 	})
 }
 
-// TestConformance20BrokersVanishToNewAddresses (issue 12, item 8): while
+// TestConformance20BrokersVanishToNewAddresses: while
 // records are produced, the three brokers vanish one after the other — each
 // host gone from the network with no RST and no FIN, its connections left
 // open and silent, new connections to it accepted and never answered — and
@@ -247,8 +247,8 @@ func (r *rig) inAllISRs(b int32) bool {
 	return true
 }
 
-// TestConformance20BrokersMoveAddress (issue 12, item 8, the polite case:
-// old clients pass it too): while 20,000 records are produced, the three
+// TestConformance20BrokersMoveAddress (the polite case: old
+// clients pass it too): while 20,000 records are produced, the three
 // brokers are stopped and restarted in turn, each coming back with the
 // same id on a new port, two of them on the port another one left; the
 // old ports refuse or reach another broker. Every record is delivered,

@@ -16,7 +16,7 @@ import (
 	"github.com/rollsafe/rollsafe/sim"
 )
 
-// TestConformance17WriteOnlyPrincipal (issue 12, item 5): the producer
+// TestConformance17WriteOnlyPrincipal the producer
 // authenticates as a principal granted WRITE on the topic and nothing else,
 // as many deployments configure producers; the brokers authorize as
 // Kafka's does, so its DescribeProducers and Fetch are answered

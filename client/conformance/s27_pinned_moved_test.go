@@ -9,7 +9,7 @@ import (
 	"github.com/rollsafe/rollsafe/client"
 )
 
-// TestConformance27PinnedBatchMoved (issue 37, defect 3): a batch reported
+// TestConformance27PinnedBatchMoved: a batch reported
 // while it still waits in the producer's outbox for a broker connection (at
 // its delivery deadline, or here by Purge(PurgeInFlight)) stays pinned until
 // its attempt is answered, so that its bytes are never reused while they

@@ -16,7 +16,7 @@ import (
 	"github.com/rollsafe/rollsafe/sim"
 )
 
-// compound is the compound failure of issue 37, on the sim: the leader of
+// compound is a compound failure, on the sim: the leader of
 // some partitions frozen, a second broker lost while it is, both back.
 type compound struct {
 	// quorumLost: the kill goes unnoticed (KRaft's combined nodes: one
@@ -41,8 +41,7 @@ const (
 	compoundParts   = 6
 )
 
-// TestConformance28CompoundFailure: found on real Kafka 4.4 (issue 37,
-// "Recovery as fast as the best peer after a compound failure"). Six
+// TestConformance28CompoundFailure: found on real Kafka 4.4. Six
 // partitions (replication 3, min.insync.replicas=2) take 2,000 records/s
 // (gzip, the default 30 s request timeout, a 120 s delivery timeout). The
 // leader of partition 0 freezes (SIGSTOP) for 60 s: its connections stay

@@ -11,7 +11,7 @@ import (
 	"github.com/rollsafe/rollsafe/sim"
 )
 
-// TestConformance29TopicRecreated (issue 37, defect 4): a topic deleted and
+// TestConformance29TopicRecreated: a topic deleted and
 // created again under the same name is a new topic — a new topic id
 // (Metadata v10+), empty logs, no producer state, leader epochs from 0 —
 // possibly with another partition count. The producer knew leader epochs

@@ -2,6 +2,9 @@
 // producer's reports against the log: every acknowledged record present
 // exactly once, at the offset reported, in the order produced; every record
 // reported not written absent. It trusts only the log.
+//
+// See docs/testing.md (every claim is checked by reading the log back) in the
+// repository.
 package readback
 
 import (

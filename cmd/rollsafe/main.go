@@ -1,5 +1,7 @@
 // Command rollsafe runs rollsafe's demo, produces records from stdin, and
 // serves the in-process Kafka simulator.
+//
+// See docs/cli.md (every command and flag) in the repository.
 package main
 
 import (

@@ -188,8 +188,8 @@ func TestProduceOversizedLineAndLongFailure(t *testing.T) {
 	require.Equal(t, 1, strings.Count(errOut.String(), "\n"), "one line per failure: %q", errOut.String())
 }
 
-// -h and help exit 0 and print every command's flags; the README's
-// synopsis lists every one of them.
+// -h and help exit 0 and print every command's flags; the synopsis in
+// docs/cli.md lists every one of them.
 func TestHelpListsEveryFlag(t *testing.T) {
 	for _, args := range [][]string{{"-h"}, {"help"}, {"--help"}} {
 		var out, errb strings.Builder
@@ -206,15 +206,15 @@ func TestHelpListsEveryFlag(t *testing.T) {
 	}
 	var out, errb strings.Builder
 	require.Equal(t, 0, run(context.Background(), []string{"help"}, &out, &errb))
-	readme, err := os.ReadFile("../../README.md")
+	cli, err := os.ReadFile("../../docs/cli.md")
 	require.NoError(t, err)
-	synopsis := string(readme)
+	synopsis := string(cli)
 	for _, l := range strings.Split(out.String(), "\n") {
 		f := strings.Fields(l)
 		if len(f) == 0 || !strings.HasPrefix(l, "  -") {
 			continue
 		}
-		require.True(t, strings.Contains(synopsis, f[0]+" ") || strings.Contains(synopsis, f[0]+"]"), "README's synopsis lists flag %s", f[0])
+		require.True(t, strings.Contains(synopsis, f[0]+" ") || strings.Contains(synopsis, f[0]+"]"), "docs/cli.md's synopsis lists flag %s", f[0])
 	}
 	require.Contains(t, synopsis, "kcat")
 }

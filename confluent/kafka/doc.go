@@ -201,4 +201,7 @@
 // epoch_cnt. rollsafe adds rollsafe_* counters (acked, failed, produced
 // messages, retried batches, data-loss events; per partition acked
 // messages, last acknowledged offset, epoch bumps and tail reads).
+//
+// See docs/confluent.md (migrating from confluent-kafka-go) in the
+// repository.
 package kafka

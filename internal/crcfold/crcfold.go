@@ -23,6 +23,8 @@
 // Processors that lower their clock after 512-bit multiplies (the first
 // AVX-512 generations have no VPCLMULQDQ, so they never take this path)
 // can build with the purego tag to leave hash/crc32 alone in charge.
+//
+// See docs/performance.md in the repository.
 package crcfold
 
 import (

@@ -4,6 +4,9 @@
 // check talks to the broker it is given over a protocol.Conn and returns
 // an error saying where the broker's answer or log differs from Kafka's.
 // For tests.
+//
+// See docs/simulator.md ("The sim checked against Kafka": what the checks
+// cover and how to run them on both brokers) in the repository.
 package kafkacheck
 
 import (

@@ -18,4 +18,7 @@
 // of its state machine, every decision, its logs) to DIR/<topic>.trace;
 // a subtest's producer to DIR/<topic>-<subtest>.trace (TestRandomFaults:
 // random-seed=S.trace, one per schedule).
+//
+// See docs/real-kafka.md (what the real-cluster suite plays and how to run
+// it) in the repository.
 package conformance

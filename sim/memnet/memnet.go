@@ -16,6 +16,8 @@
 // write to a connection its peer closed fails with ECONNRESET, a dial to an
 // address nobody listens on fails with ECONNREFUSED. Writes never block
 // (the buffer is unbounded).
+//
+// See docs/architecture.md ("Deterministic simulation") in the repository.
 package memnet
 
 import (

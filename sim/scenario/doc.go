@@ -11,4 +11,7 @@
 // schedule, records what each step did (Applied), tells a progress line
 // what the current fault is (Current) and restores a healthy cluster
 // afterwards (Heal).
+//
+// See docs/simulator.md and docs/testing.md (the chaos schedules) in the
+// repository.
 package scenario

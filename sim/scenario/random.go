@@ -39,8 +39,7 @@ type ChaosConfig struct {
 	ExpiryIdle time.Duration
 
 	// The faults below make the simulator as unkind as a real cluster
-	// (issue 12). They are off unless set: the default mix stays as it
-	// was until the client handles them.
+	// They are off unless set: the default mix leaves them out.
 
 	// Stall, when > 0, adds episodes where a follower stops copying for
 	// Stall while it stays in sync: the high watermark stays behind the

@@ -11,7 +11,7 @@ import (
 )
 
 // Step kinds for the faults that make the simulator as unkind as a real
-// cluster (issue 12). They are numbered apart from the core kinds. Random
+// cluster. They are numbered apart from the core kinds. Random
 // draws them only when ChaosConfig opts in.
 const (
 	// ProcessAfterDisconnect drops the connection of Topic/Partition's

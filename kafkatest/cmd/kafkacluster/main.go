@@ -29,6 +29,8 @@
 // a "sub" and a future "exp" passes) an unsecured token for the user,
 // valid -token-life, to DIR/token.jwt. Standard error says how to produce
 // through each listener with `rollsafe produce`.
+//
+// See docs/real-kafka.md ("kafkacluster") in the repository.
 package main
 
 import (
