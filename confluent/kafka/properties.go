@@ -66,6 +66,7 @@ type settings struct {
 	autoCreate       bool     // allow.auto.create.topics
 	retries          int      // retries / message.send.max.retries
 	retriesSet       bool
+	retriesName      string   // retries or message.send.max.retries, as given
 	notes            []string // accepted properties without an effect here, reported once on Logs()
 
 	lingerSet           bool
@@ -252,7 +253,7 @@ func readConfig(conf *ConfigMap) (settings, error) {
 		for i, u := range unknown {
 			q[i] = strconv.Quote(u)
 		}
-		return s, unsupported(fmt.Sprintf("No such configuration property: %s (not supported by rollsafe's confluent-kafka-go producer; the package documentation lists the supported ones)", strings.Join(q, ", ")))
+		return s, unsupported(fmt.Sprintf("No such configuration property: %s (not a property of librdkafka v2.15.0 or confluent-kafka-go; rollsafe's docs/confluent.md lists them all)", strings.Join(q, ", ")))
 	}
 	return s, s.check()
 }
@@ -272,7 +273,7 @@ func (s *settings) check() error {
 		case s.retries == 0:
 			return unsupported(`"retries"=0: rollsafe retries every failed send until "message.timeout.ms" and cannot turn retries off, so a program relying on no retry (no duplicates without idempotence) would get them; remove "retries"`)
 		case s.retries != math.MaxInt32:
-			s.note(`"retries"=%d accepted and not applied: rollsafe retries a failed send until "message.timeout.ms" (%v) passes, with retry.backoff.ms doubling up to retry.backoff.max.ms`, s.retries, s.deliveryTimeout)
+			s.note(`%q=%d accepted and not applied: rollsafe retries a failed send until "message.timeout.ms" (%v) passes, with retry.backoff.ms doubling up to retry.backoff.max.ms`, s.retriesName, s.retries, s.deliveryTimeout)
 		}
 	}
 	if err := s.checkLibrdkafka(); err != nil {

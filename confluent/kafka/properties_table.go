@@ -317,7 +317,7 @@ var properties = []property{
 	}},
 	{names: []string{"retries", "message.send.max.retries"}, scope: producerOnly, does: reported, doc: "Reported when set below its default: rollsafe retries a failed send until message.timeout.ms, it has no retry count. 0 is refused: with enable.idempotence librdkafka refuses it too; without, a program setting it relies on no retry (no duplicate), which rollsafe cannot give.", set: func(s *settings, n string, v ConfigValue) error {
 		i, err := intValue(n, v, 0, math.MaxInt32)
-		s.retries, s.retriesSet = i, true
+		s.retries, s.retriesSet, s.retriesName = i, true, n
 		return err
 	}},
 	{names: []string{"allow.auto.create.topics"}, scope: both, does: applied, doc: "client.AllowAutoTopicCreation (default true for a producer, as librdkafka's): a broker with auto.create.topics.enable creates a topic the producer asks for; false: it stays unknown.", set: func(s *settings, n string, v ConfigValue) error {
