@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rollsafe/rollsafe/batching"
 	"github.com/rollsafe/rollsafe/client"
 	"github.com/rollsafe/rollsafe/compress"
 )
@@ -80,7 +81,7 @@ func runProduce(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	linger := fs.Duration("linger", 5*time.Millisecond, "how long a batch waits for more records")
 	acks := fs.String("acks", "all", "all|1|0 (anything but all disables idempotence)")
 	timeout := fs.Duration("delivery-timeout", 2*time.Minute, "delivery timeout per record")
-	maxRecord := fs.Int("max-record-bytes", 1<<20, "largest record accepted; longer lines fail (counted in the summary)")
+	maxRecord := fs.Int("max-record-bytes", 1<<20, "largest record accepted, counted as Kafka's max.message.bytes counts it: the record batch holding it alone (61-byte header, record framing, key and value); larger lines fail before they are sent (counted in the summary)")
 	stopTimeout := fs.Duration("stop-timeout", 10*time.Second, "after SIGINT/SIGTERM, how long buffered records get to be acknowledged before they fail")
 	sec := addSecurityFlags(fs)
 	fs.Usage = func() {
@@ -209,6 +210,13 @@ read:
 			}
 			if *partition >= 0 {
 				rec.Partition, rec.HasPartition = int32(*partition), true
+			}
+			if n := batching.BatchOfOneLen(rec.Key, rec.Value, nil); n > *maxRecord {
+				mu.Lock()
+				sum.TooLarge++
+				mu.Unlock()
+				fail(rec.Value, fmt.Errorf("line %d: %d bytes as a record batch of its own (61-byte header and record framing included), above -max-record-bytes %d: not sent", sum.Read, n, *maxRecord))
+				continue
 			}
 			sum.Sent++
 			// The command's context ends with a signal; a record already
