@@ -83,6 +83,7 @@ func runProduce(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	timeout := fs.Duration("delivery-timeout", 2*time.Minute, "delivery timeout per record")
 	maxRecord := fs.Int("max-record-bytes", 1<<20, "largest record accepted, counted as Kafka's max.message.bytes counts it: the record batch holding it alone (61-byte header, record framing, key and value); larger lines fail before they are sent (counted in the summary)")
 	stopTimeout := fs.Duration("stop-timeout", 10*time.Second, "after SIGINT/SIGTERM, how long buffered records get to be acknowledged before they fail")
+	probeWait := fs.Duration("probe-timeout", 10*time.Second, "before reading, how long the bootstrap brokers get to answer ApiVersions (and, without SASL, Metadata) before the command stops saying what answered instead: silence, TLS, a closed connection (0: no probe)")
 	sec := addSecurityFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), produceUsage)
@@ -141,6 +142,19 @@ func runProduce(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	start := time.Now()
 	var sum produceSummary
+	if *probeWait > 0 {
+		tc, _ := sec.tlsConfig() // checked by sec.options
+		if err := probe(ctx, strings.Split(*brokers, ","), tc, sec.mechanism != "", *probeWait); err != nil {
+			fmt.Fprintf(stderr, "rollsafe produce: nothing read or sent: %s\n", strings.TrimPrefix(err.Error(), errNotKafka.Error()+": "))
+			closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			_ = p.Close(closeCtx)
+			sum.Seconds = time.Since(start).Seconds()
+			out, _ := json.Marshal(sum)
+			fmt.Fprintln(stdout, string(out))
+			return 1
+		}
+	}
 	var mu sync.Mutex // guards stderr writes and sum.Failed/Acked
 	fail := func(value []byte, err error) {
 		mu.Lock()
