@@ -131,7 +131,7 @@ func TestProduceTLSAlertAnswer(t *testing.T) {
 				buf := make([]byte, 64)
 				_, _ = c.Read(buf)
 				_, _ = c.Write([]byte{21, 3, 3, 0, 2, 2, 10}) // alert, TLS 1.2, fatal unexpected_message
-				_, _ = c.Read(buf)                          // held open until the client closes
+				_, _ = c.Read(buf)                            // held open until the client closes
 			}()
 		}
 	}()

@@ -89,7 +89,8 @@ func runProduce(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintln(fs.Output(), produceUsage)
 		fmt.Fprintln(fs.Output(), "Each input line is one record. Prints \"failed <value>: <error>\" on stderr per record not acknowledged,")
 		fmt.Fprintln(fs.Output(), "then a JSON summary on stdout; exits 0 only if every line was read and acknowledged.")
-		fmt.Fprintln(fs.Output(), "SIGINT/SIGTERM stop the reading; buffered records get -stop-timeout; a second signal exits at once.")
+		fmt.Fprintln(fs.Output(), "SIGINT/SIGTERM stop the reading; buffered records get -stop-timeout; a second signal exits at once")
+		fmt.Fprintln(fs.Output(), "(130 after SIGINT, 143 after SIGTERM), saying how many lines were read, acknowledged, failed and abandoned.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -155,7 +156,14 @@ func runProduce(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			return 1
 		}
 	}
-	var mu sync.Mutex // guards stderr writes and sum.Failed/Acked
+	var mu sync.Mutex // guards stderr writes and sum's counts (the abandon report reads them)
+	setAbandonReport(func(w io.Writer) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(w, "rollsafe produce: second signal: exiting at once: %d lines read, %d acknowledged, %d failed, %d abandoned (sent, not yet acknowledged or failed: each may or may not be in the log)\n",
+			sum.Read, sum.Acked, sum.Failed, sum.Sent-sum.Acked-(sum.Failed-sum.TooLarge))
+	})
+	defer setAbandonReport(nil)
 	fail := func(value []byte, err error) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -207,7 +215,9 @@ read:
 			if !ok {
 				break read
 			}
+			mu.Lock()
 			sum.Read++
+			mu.Unlock()
 			if l.TooLarge {
 				mu.Lock()
 				sum.TooLarge++
@@ -232,7 +242,9 @@ read:
 				fail(rec.Value, fmt.Errorf("line %d: %d bytes as a record batch of its own (61-byte header and record framing included), above -max-record-bytes %d: not sent", sum.Read, n, *maxRecord))
 				continue
 			}
+			mu.Lock()
 			sum.Sent++
+			mu.Unlock()
 			// The command's context ends with a signal; a record already
 			// read is still produced, and Close bounds it.
 			p.Produce(context.WithoutCancel(ctx), rec, done)
