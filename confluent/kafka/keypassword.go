@@ -27,8 +27,7 @@ func decryptKey(keyPEM []byte, password string) ([]byte, error) {
 		switch {
 		case block.Type == "ENCRYPTED PRIVATE KEY":
 			return nil, configError(`"ssl.key.password": the key is an encrypted PKCS#8 key, which rollsafe cannot decrypt; decrypt it ("openssl pkcs8 -in key.pem -out plain.pem") or re-encrypt it the legacy way ("openssl rsa -aes256")`)
-		//lint:ignore SA1019 legacy PEM encryption is what ssl.key.password decrypts here
-		case x509.IsEncryptedPEMBlock(block): //nolint:staticcheck
+		case x509.IsEncryptedPEMBlock(block): //nolint:staticcheck // deprecated, but legacy PEM encryption is what ssl.key.password decrypts
 			if password == "" {
 				return nil, configError(`"ssl.key.password" is required: the private key is encrypted`)
 			}

@@ -84,7 +84,7 @@ func TestSocketProperties(t *testing.T) {
 // PEM way.
 type tlsFixture struct {
 	caPEM, serverCertPEM, clientCertPEM, clientKeyPEM, encryptedKeyPEM, pkcs8EncryptedPEM string
-	server                                                                              *tls.Config
+	server                                                                                *tls.Config
 }
 
 func newTLSFixture(t *testing.T) tlsFixture {
