@@ -269,7 +269,7 @@ func (s *settings) check() error {
 	if s.retriesSet {
 		switch {
 		case s.retries == 0 && s.idempotent:
-			return configError(`"retries" must be above 0 when "enable.idempotence" is true (as librdkafka requires)`)
+			return configError("`retries` must be set >= 1 when `enable.idempotence` is true")
 		case s.retries == 0:
 			return unsupported(`"retries"=0: rollsafe retries every failed send until "message.timeout.ms" and cannot turn retries off, so a program relying on no retry (no duplicates without idempotence) would get them; remove "retries"`)
 		case s.retries != math.MaxInt32:
@@ -284,11 +284,11 @@ func (s *settings) check() error {
 		return configError(`"bootstrap.servers" is required`)
 	case s.idempotent && s.acks != client.AcksAll:
 		if s.idempotenceSet {
-			return configError(`"enable.idempotence" requires "acks" all (-1)`)
+			return configError("`acks` must be set to `all` when `enable.idempotence` is true")
 		}
 		return configError(`"acks" other than all (-1) needs "enable.idempotence" false: rollsafe is idempotent by default`)
 	case s.idempotent && s.maxInFlight > 5:
-		return configError(`"max.in.flight" must be at most 5 when "enable.idempotence" is true`)
+		return configError("`max.in.flight` must be set <= 5 when `enable.idempotence` is true")
 	case s.linger < 0:
 		return configError(`"linger.ms" is negative`)
 	}
