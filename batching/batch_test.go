@@ -448,3 +448,28 @@ func TestNewBatchReservesLastSize(t *testing.T) {
 	}
 	drain(t, a)
 }
+
+// TestBatchOfOneLen: a record whose batch of one is exactly MaxRecordBytes
+// is accepted, one byte more is refused with that size, for value sizes
+// around the record length's varint boundaries and with a key and headers.
+func TestBatchOfOneLen(t *testing.T) {
+	for _, n := range []int{0, 1, 50, 63, 64, 100, 8191, 8192, 20000} {
+		r := Record{Key: []byte("k"), Value: make([]byte, n), Headers: []Header{{Key: "h", Value: []byte("v")}}}
+		size := BatchOfOneLen(r.Key, r.Value, r.Headers)
+		if size != batchHeaderLen+recordLen(&r, 0, 0) {
+			t.Fatalf("value %d: BatchOfOneLen %d, encoded %d", n, size, batchHeaderLen+recordLen(&r, 0, 0))
+		}
+		if size < batchHeaderLen+minRecordLen {
+			continue // below any valid MaxRecordBytes
+		}
+		exact := newAcc(t, Config{MaxRecordBytes: size, Linger: -1}, func(*Batch) {})
+		if err := exact.TryAppend(TopicPartition{"t", 0}, &r, nil); err != nil {
+			t.Fatalf("value %d: a batch of one of exactly MaxRecordBytes %d refused: %v", n, size, err)
+		}
+		under := newAcc(t, Config{MaxRecordBytes: size - 1, Linger: -1}, func(*Batch) {})
+		var tl *RecordTooLargeError
+		if err := under.TryAppend(TopicPartition{"t", 0}, &r, nil); !errors.As(err, &tl) || tl.Size != size {
+			t.Fatalf("value %d: MaxRecordBytes %d: %v", n, size-1, err)
+		}
+	}
+}

@@ -25,14 +25,19 @@ Commands:
 Run "rollsafe <command> -h" for one command's flags.`
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		// After the first signal, a second one ends the process at once.
-		<-ctx.Done()
-		stop()
+		// The first signal cancels the command's context; a second one
+		// ends the process at once, after the command says what it
+		// abandons.
+		<-sigs
+		cancel()
+		os.Exit(abandon(os.Stderr, <-sigs))
 	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
+	cancel()
 	os.Exit(code)
 }
 

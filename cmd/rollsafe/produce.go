@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rollsafe/rollsafe/batching"
 	"github.com/rollsafe/rollsafe/client"
 	"github.com/rollsafe/rollsafe/compress"
 )
@@ -80,14 +81,16 @@ func runProduce(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	linger := fs.Duration("linger", 5*time.Millisecond, "how long a batch waits for more records")
 	acks := fs.String("acks", "all", "all|1|0 (anything but all disables idempotence)")
 	timeout := fs.Duration("delivery-timeout", 2*time.Minute, "delivery timeout per record")
-	maxRecord := fs.Int("max-record-bytes", 1<<20, "largest record accepted; longer lines fail (counted in the summary)")
+	maxRecord := fs.Int("max-record-bytes", 1<<20, "largest record accepted, counted as Kafka's max.message.bytes counts it: the record batch holding it alone (61-byte header, record framing, key and value); larger lines fail before they are sent (counted in the summary)")
 	stopTimeout := fs.Duration("stop-timeout", 10*time.Second, "after SIGINT/SIGTERM, how long buffered records get to be acknowledged before they fail")
+	probeWait := fs.Duration("probe-timeout", 10*time.Second, "before reading, how long the bootstrap brokers get to answer ApiVersions (and, without SASL, Metadata) before the command stops saying what answered instead: silence, TLS, a closed connection (0: no probe)")
 	sec := addSecurityFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), produceUsage)
 		fmt.Fprintln(fs.Output(), "Each input line is one record. Prints \"failed <value>: <error>\" on stderr per record not acknowledged,")
 		fmt.Fprintln(fs.Output(), "then a JSON summary on stdout; exits 0 only if every line was read and acknowledged.")
-		fmt.Fprintln(fs.Output(), "SIGINT/SIGTERM stop the reading; buffered records get -stop-timeout; a second signal exits at once.")
+		fmt.Fprintln(fs.Output(), "SIGINT/SIGTERM stop the reading; buffered records get -stop-timeout; a second signal exits at once")
+		fmt.Fprintln(fs.Output(), "(130 after SIGINT, 143 after SIGTERM), saying how many lines were read, acknowledged, failed and abandoned.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -140,7 +143,27 @@ func runProduce(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	start := time.Now()
 	var sum produceSummary
-	var mu sync.Mutex // guards stderr writes and sum.Failed/Acked
+	if *probeWait > 0 {
+		tc, _ := sec.tlsConfig() // checked by sec.options
+		if err := probe(ctx, strings.Split(*brokers, ","), tc, sec.mechanism != "", *probeWait); err != nil {
+			fmt.Fprintf(stderr, "rollsafe produce: nothing read or sent: %s\n", strings.TrimPrefix(err.Error(), errNotKafka.Error()+": "))
+			closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			_ = p.Close(closeCtx)
+			sum.Seconds = time.Since(start).Seconds()
+			out, _ := json.Marshal(sum)
+			fmt.Fprintln(stdout, string(out))
+			return 1
+		}
+	}
+	var mu sync.Mutex // guards stderr writes and sum's counts (the abandon report reads them)
+	setAbandonReport(func(w io.Writer) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(w, "rollsafe produce: second signal: exiting at once: %d lines read, %d acknowledged, %d failed, %d abandoned (sent, not yet acknowledged or failed: each may or may not be in the log)\n",
+			sum.Read, sum.Acked, sum.Failed, sum.Sent-sum.Acked-(sum.Failed-sum.TooLarge))
+	})
+	defer setAbandonReport(nil)
 	fail := func(value []byte, err error) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -192,7 +215,9 @@ read:
 			if !ok {
 				break read
 			}
+			mu.Lock()
 			sum.Read++
+			mu.Unlock()
 			if l.TooLarge {
 				mu.Lock()
 				sum.TooLarge++
@@ -210,7 +235,16 @@ read:
 			if *partition >= 0 {
 				rec.Partition, rec.HasPartition = int32(*partition), true
 			}
+			if n := batching.BatchOfOneLen(rec.Key, rec.Value, nil); n > *maxRecord {
+				mu.Lock()
+				sum.TooLarge++
+				mu.Unlock()
+				fail(rec.Value, fmt.Errorf("line %d: %d bytes as a record batch of its own (61-byte header and record framing included), above -max-record-bytes %d: not sent", sum.Read, n, *maxRecord))
+				continue
+			}
+			mu.Lock()
 			sum.Sent++
+			mu.Unlock()
 			// The command's context ends with a signal; a record already
 			// read is still produced, and Close bounds it.
 			p.Produce(context.WithoutCancel(ctx), rec, done)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollsafe/rollsafe/batching"
 	"github.com/rollsafe/rollsafe/client/readback"
 	"github.com/rollsafe/rollsafe/sim"
 )
@@ -73,4 +74,39 @@ func TestProduceCommandFailures(t *testing.T) {
 		require.Equal(t, 2, runProduce(context.Background(), args, strings.NewReader(""), &out, &errOut), args)
 		require.Contains(t, errOut.String(), "usage", args)
 	}
+}
+
+// A line exactly -max-record-bytes long is refused before it is sent (its
+// record batch is larger), saying its encoded size; the longest line whose
+// batch of one is exactly -max-record-bytes is accepted and in the log.
+func TestProduceLineAtMaxRecordBytes(t *testing.T) {
+	c, err := sim.NewCluster(sim.Brokers(1), sim.Topic("events", 1, 1))
+	require.NoError(t, err)
+	defer c.Close()
+	const limit = 1000
+	fits := 0
+	for batching.BatchOfOneLen(nil, make([]byte, fits+1), nil) <= limit {
+		fits++
+	}
+	require.Equal(t, limit, batching.BatchOfOneLen(nil, make([]byte, fits), nil))
+	atLimit, fitting := strings.Repeat("x", limit), strings.Repeat("y", fits)
+	var out, errOut bytes.Buffer
+	code := runProduce(context.Background(), []string{"-brokers", c.Addrs()[0], "-topic", "events", "-max-record-bytes", fmt.Sprint(limit)},
+		strings.NewReader(atLimit+"\n"+fitting+"\n"), &out, &errOut)
+	require.Equal(t, 1, code, errOut.String())
+	sum := lastSummary(t, out.String())
+	require.EqualValues(t, 2, sum.Read)
+	require.EqualValues(t, 1, sum.Sent, "the line at the limit is not sent")
+	require.EqualValues(t, 1, sum.Acked)
+	require.EqualValues(t, 1, sum.TooLarge)
+	want := fmt.Sprintf("line 1: %d bytes as a record batch of its own (61-byte header and record framing included), above -max-record-bytes %d: not sent",
+		batching.BatchOfOneLen(nil, []byte(atLimit), nil), limit)
+	require.Contains(t, errOut.String(), want)
+	require.NotContains(t, errOut.String(), "above the maximum")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	log, err := readback.ReadTopic(ctx, c.Addrs(), "events")
+	require.NoError(t, err)
+	require.Len(t, log[0], 1)
+	require.Equal(t, fitting, string(log[0][0].Value))
 }

@@ -38,12 +38,19 @@ func TestMain(m *testing.M) {
 // open stdin pipe.
 func startProduce(t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd, stdin := startProduceTo(t, &stdout, &stderr, args...)
+	return cmd, stdin, &stdout, &stderr
+}
+
+// startProduceTo is startProduce writing to stdout and stderr.
+func startProduceTo(t *testing.T, stdout, stderr io.Writer, args ...string) (*exec.Cmd, io.WriteCloser) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), mainArgsEnv+"="+strings.Join(append([]string{"produce"}, args...), "\x1f"))
 	stdin, err := cmd.StdinPipe()
 	require.NoError(t, err)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
 		_ = stdin.Close()
@@ -52,7 +59,7 @@ func startProduce(t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, *byt
 			_ = cmd.Wait()
 		}
 	})
-	return cmd, stdin, &stdout, &stderr
+	return cmd, stdin
 }
 
 // waitExit waits (at most 30s) for cmd and returns its exit code.
@@ -228,4 +235,44 @@ func TestProduceBadBrokerList(t *testing.T) {
 		require.Contains(t, errOut.String(), "Brokers:", b)
 		require.Empty(t, out.String(), b)
 	}
+}
+
+// A second SIGINT while records wait on a stalled broker exits 130 at
+// once, first printing how many lines were read, acknowledged, failed and
+// abandoned; the counts add up.
+func TestProduceSecondSIGINTReportsAbandoned(t *testing.T) {
+	c, err := sim.NewCluster(sim.Brokers(1), sim.Topic("events", 1, 1))
+	require.NoError(t, err)
+	defer c.Close()
+	stderr := &lockedBuffer{} // read while the process runs
+	cmd, stdin := startProduceTo(t, io.Discard, stderr, "-brokers", c.Addrs()[0], "-topic", "events", "-linger", "1ms", "-stop-timeout", "1m")
+	_, err = io.WriteString(stdin, "first\n")
+	require.NoError(t, err)
+	waitInLog(t, c, "events", 1)
+	require.NoError(t, c.DelayResponses(0, time.Minute))
+	defer func() { require.NoError(t, c.DelayResponses(0, 0)) }()
+	for i := 0; i < 20; i++ {
+		_, err = fmt.Fprintf(stdin, "stalled-%d\n", i)
+		require.NoError(t, err)
+	}
+	time.Sleep(300 * time.Millisecond) // let it read them
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	require.Eventually(t, func() bool { return strings.Contains(stderr.String(), "interrupted") }, 10*time.Second, 10*time.Millisecond)
+	start := time.Now()
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	code := waitExit(t, cmd)
+	require.Less(t, time.Since(start), 5*time.Second, "at once, not after -stop-timeout")
+	require.Equal(t, 130, code, "stderr: %s", stderr.String())
+	var read, acked, failed, abandoned int
+	var found bool
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		if _, err := fmt.Sscanf(l, "rollsafe produce: second signal: exiting at once: %d lines read, %d acknowledged, %d failed, %d abandoned", &read, &acked, &failed, &abandoned); err == nil {
+			found = true
+		}
+	}
+	require.True(t, found, "stderr: %s", stderr.String())
+	require.Equal(t, 21, read)
+	require.Equal(t, 1, acked)
+	require.Equal(t, read, acked+failed+abandoned)
+	require.Positive(t, abandoned)
 }

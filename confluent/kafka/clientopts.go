@@ -62,6 +62,12 @@ func (s *settings) clientOptions() ([]client.Option, error) {
 	if s.metadataAgeSet {
 		opts = append(opts, client.MetadataMaxAge(s.metadataMaxAge))
 	}
+	if s.refreshInterval > 0 {
+		opts = append(opts, client.MetadataMaxAge(s.refreshInterval))
+	}
+	if d := s.dialer(); d != nil {
+		opts = append(opts, client.Dialer(d))
+	}
 	if s.dialTimeoutSet {
 		opts = append(opts, client.DialTimeout(s.dialTimeout))
 	}
@@ -83,28 +89,89 @@ func (s *settings) clientOptions() ([]client.Option, error) {
 	return opts, nil
 }
 
-// tlsConfig reads ssl.ca.location, ssl.certificate.location and
-// ssl.key.location (PEM files). Without ssl.ca.location the system's roots
+// tlsConfig reads ssl.ca.location / ssl.ca.pem, ssl.certificate.location /
+// ssl.certificate.pem and ssl.key.location / ssl.key.pem (PEM; a key
+// encrypted with ssl.key.password), enable.ssl.certificate.verification and
+// ssl.endpoint.identification.algorithm. Without a CA the system's roots
 // are trusted, as librdkafka does with its default "probe".
 func (s *settings) tlsConfig() (*tls.Config, error) {
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	var pool *x509.CertPool
 	if s.caFile != "" && s.caFile != "probe" {
 		pem, err := os.ReadFile(s.caFile)
 		if err != nil {
 			return nil, Error{code: ErrInvalidArg, str: fmt.Sprintf(`"ssl.ca.location": %v`, err), err: errors.Join(client.ErrInvalidConfig, err)}
 		}
-		pool := x509.NewCertPool()
+		pool = x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, Error{code: ErrInvalidArg, str: fmt.Sprintf(`"ssl.ca.location": no PEM certificate in %s`, s.caFile), err: client.ErrInvalidConfig}
+			return nil, configError(fmt.Sprintf(`"ssl.ca.location": no PEM certificate in %s`, s.caFile))
 		}
-		cfg.RootCAs = pool
 	}
-	if s.certFile != "" {
-		cert, err := tls.LoadX509KeyPair(s.certFile, s.keyFile)
+	if s.caPEM != "" {
+		if pool == nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM([]byte(s.caPEM)) {
+			return nil, configError(`"ssl.ca.pem": no PEM certificate in it`)
+		}
+	}
+	cfg.RootCAs = pool
+	if s.certFile != "" || s.certPEM != "" {
+		cert, err := s.clientCertificate()
 		if err != nil {
-			return nil, Error{code: ErrInvalidArg, str: fmt.Sprintf(`"ssl.certificate.location"/"ssl.key.location": %v`, err), err: errors.Join(client.ErrInvalidConfig, err)}
+			return nil, err
 		}
 		cfg.Certificates = []tls.Certificate{cert}
 	}
+	switch {
+	case s.skipVerify:
+		cfg.InsecureSkipVerify = true
+	case s.noHostname:
+		// Verify the chain, not the name: crypto/tls verifies both or
+		// neither, so the chain is verified here.
+		cfg.InsecureSkipVerify = true
+		cfg.VerifyConnection = func(cs tls.ConnectionState) error {
+			if len(cs.PeerCertificates) == 0 {
+				return errors.New("tls: the broker sent no certificate")
+			}
+			inter := x509.NewCertPool()
+			for _, c := range cs.PeerCertificates[1:] {
+				inter.AddCert(c)
+			}
+			_, err := cs.PeerCertificates[0].Verify(x509.VerifyOptions{Roots: pool, Intermediates: inter})
+			return err
+		}
+	}
 	return cfg, nil
+}
+
+// clientCertificate loads the client certificate and its key, decrypting
+// a legacy encrypted PEM key with ssl.key.password.
+func (s *settings) clientCertificate() (tls.Certificate, error) {
+	read := func(file, text, prop string) ([]byte, error) {
+		if text != "" {
+			return []byte(text), nil
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, Error{code: ErrInvalidArg, str: fmt.Sprintf("%q: %v", prop, err), err: errors.Join(client.ErrInvalidConfig, err)}
+		}
+		return b, nil
+	}
+	certPEM, err := read(s.certFile, s.certPEM, "ssl.certificate.location")
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	keyPEM, err := read(s.keyFile, s.keyPEM, "ssl.key.location")
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	if keyPEM, err = decryptKey(keyPEM, s.keyPassword); err != nil {
+		return tls.Certificate{}, err
+	}
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return tls.Certificate{}, Error{code: ErrInvalidArg, str: fmt.Sprintf(`"ssl.certificate.location"/"ssl.key.location": %v`, err), err: errors.Join(client.ErrInvalidConfig, err)}
+	}
+	return cert, nil
 }

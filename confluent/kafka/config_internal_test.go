@@ -2,7 +2,9 @@ package kafka
 
 import (
 	"context"
-	"os"
+	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -83,6 +85,21 @@ var propertyCases = []struct {
 	{"debug", "broker,msg", func(t *testing.T, s settings) { require.Len(t, s.notes, 1) }},
 	{"socket.keepalive.enable", true, func(t *testing.T, s settings) { require.Len(t, s.notes, 1) }},
 	{"go.batch.producer", true, func(t *testing.T, s settings) { require.Len(t, s.notes, 1) }},
+	{"builtin.features", "gzip, +snappy,ssl,sasl_scram,zstd,sasl_oauthbearer", func(t *testing.T, s settings) { require.Empty(t, s.notes) }},
+	{"topic.metadata.refresh.interval.ms", 20000, func(t *testing.T, s settings) { require.Equal(t, 20*time.Second, s.refreshInterval) }},
+	{"socket.send.buffer.bytes", 65536, func(t *testing.T, s settings) { require.Equal(t, 65536, s.sendBuffer) }},
+	{"socket.receive.buffer.bytes", 32768, func(t *testing.T, s settings) { require.Equal(t, 32768, s.receiveBuffer) }},
+	{"socket.nagle.disable", false, func(t *testing.T, s settings) { require.True(t, s.nagle) }},
+	{"broker.address.family", "V4", func(t *testing.T, s settings) { require.Equal(t, "v4", s.addressFamily) }},
+	{"ssl.key.password", "pw", func(t *testing.T, s settings) { require.Equal(t, "pw", s.keyPassword) }},
+	{"ssl.key.pem", "KEYPEM", func(t *testing.T, s settings) { require.Equal(t, "KEYPEM", s.keyPEM) }},
+	{"ssl.certificate.pem", "CERTPEM", func(t *testing.T, s settings) { require.Equal(t, "CERTPEM", s.certPEM) }},
+	{"ssl.ca.pem", "CAPEM", func(t *testing.T, s settings) { require.Equal(t, "CAPEM", s.caPEM) }},
+	{"enable.ssl.certificate.verification", false, func(t *testing.T, s settings) { require.True(t, s.skipVerify) }},
+	{"ssl.endpoint.identification.algorithm", "none", func(t *testing.T, s settings) { require.True(t, s.noHostname) }},
+	{"sasl.oauthbearer.metadata.authentication.type", "none", func(t *testing.T, s settings) { require.Equal(t, "OAUTHBEARER", s.saslMechanism) }},
+	{"delivery.report.only.error", true, func(t *testing.T, s settings) { require.True(t, s.onlyErrors) }},
+	{"queuing.strategy", "FIFO", func(t *testing.T, s settings) { require.False(t, s.lifo) }},
 }
 
 // TestEveryPropertyMaps sets each supported property alone (with what it
@@ -101,7 +118,7 @@ func TestEveryPropertyMaps(t *testing.T) {
 				if tc.name != "sasl.oauthbearer.config" {
 					conf["sasl.oauthbearer.config"] = "principal=p"
 				}
-			case strings.HasPrefix(tc.name, "ssl."):
+			case strings.Contains(tc.name, "ssl."):
 				conf["security.protocol"] = "ssl"
 				if tc.name != "ssl.ca.location" {
 					conf["ssl.certificate.location"], conf["ssl.key.location"] = "CERT", "KEY"
@@ -123,26 +140,51 @@ func TestEveryPropertyMaps(t *testing.T) {
 	}
 	for _, p := range properties {
 		for _, n := range p.names {
-			require.True(t, covered[n], "property %s has no case", n)
+			require.True(t, p.does != applied || covered[n], "applied property %s has no case", n)
 		}
 	}
 }
 
-// TestDocListsEveryProperty: go doc for the package names every supported
-// property with what it maps to (doc.go's table).
-func TestDocListsEveryProperty(t *testing.T) {
-	doc, err := os.ReadFile("doc.go")
-	require.NoError(t, err)
+// TestEveryPropertyOutcome: each reported property is accepted with a
+// value librdkafka accepts and reported exactly once, naming it; each
+// refused one is refused, naming it, as ErrUnsupportedProperty.
+func TestEveryPropertyOutcome(t *testing.T) {
+	// Values librdkafka accepts for some property of each type: the first
+	// one a property takes is used.
+	candidates := []ConfigValue{"true", true, 1, 1000, 60000, "none", "rebootstrap", "use_all_dns_ips", "client_credentials",
+		"RS256", "classic", "read_committed", "earliest", "broker", "fifo", "broker,msg", "x"}
 	for _, p := range properties {
-		line := ""
-		for _, l := range strings.Split(string(doc), "\n") {
-			if strings.HasPrefix(l, "//\t"+p.names[0]+" ") {
-				line = l
-			}
+		if p.does == applied {
+			continue
 		}
-		require.NotEmpty(t, line, "doc.go's property table has no line for %s", p.names[0])
-		for _, alias := range p.names[1:] {
-			require.Contains(t, line, alias, "doc.go's line for %s names its alias", p.names[0])
+		for _, n := range p.names {
+			t.Run(n, func(t *testing.T) {
+				var errs []string
+				for _, v := range candidates {
+					conf := ConfigMap{"bootstrap.servers": "x:1", n: v}
+					switch {
+					case strings.HasPrefix(n, "sasl.oauthbearer"):
+						conf["security.protocol"], conf["sasl.mechanisms"] = "sasl_plaintext", "OAUTHBEARER"
+					case strings.HasPrefix(n, "sasl."):
+						conf["security.protocol"], conf["sasl.mechanisms"], conf["sasl.username"] = "sasl_plaintext", "PLAIN", "u"
+					case strings.Contains(n, "ssl"):
+						conf["security.protocol"] = "ssl"
+					}
+					s, err := readConfig(&conf)
+					if p.does == refused {
+						if err != nil && errors.Is(err, ErrUnsupportedProperty) {
+							require.Contains(t, err.Error(), strconv.Quote(n))
+							return
+						}
+					} else if err == nil {
+						require.Len(t, s.notes, 1, "reported once: %q", s.notes)
+						require.Contains(t, s.notes[0], n)
+						return
+					}
+					errs = append(errs, fmt.Sprint(v, ": ", err))
+				}
+				t.Fatalf("%s %s: no candidate value gave that outcome: %q", n, p.does, errs)
+			})
 		}
 	}
 }

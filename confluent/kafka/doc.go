@@ -73,100 +73,26 @@
 //
 // # Configuration properties
 //
-// NewProducer accepts exactly these librdkafka properties (aliases after a
-// slash); any other property is an error naming it, as librdkafka reports an
-// unknown one. Most are applied; those marked "reported" are accepted and
-// change nothing here: each is reported once, when the producer is made,
-// as a LogEvent on Logs() (with go.logs.channel.enable; Tag CONFWARN,
-// level 4, as librdkafka reports ignored properties). Topic-level ones may also be given as "{topic}.name" or in
-// "default.topic.config". Values may be strings, ints or bools, as in
-// confluent-kafka-go.
+// NewProducer knows every property of librdkafka v2.15.0's
+// CONFIGURATION.md (the librdkafka confluent-kafka-go bundles) and
+// confluent-kafka-go's go.* properties; any other name is an error naming
+// it, as librdkafka reports an unknown property. Each is applied (mapped to
+// rollsafe: bootstrap.servers, acks, enable.idempotence, linger.ms,
+// batch.size, compression.type, message.timeout.ms, partitioner,
+// security.protocol, ssl.*, sasl.* …), reported (accepted, its value
+// checked as librdkafka checks it, without effect here: reported once, when
+// the producer is made, as a LogEvent on Logs() with
+// go.logs.channel.enable, Tag CONFWARN, level 4, as librdkafka reports
+// ignored properties; consumer properties get librdkafka's own warning) or
+// refused where ignoring it would break what the program expects
+// (transactional.id, ssl.cipher.suites, sasl.oauthbearer.method=oidc,
+// librdkafka's C callbacks…; the error matches ErrUnsupportedProperty).
+// Invalid values get librdkafka's error texts. Topic-level properties may
+// also be given as "{topic}.name" or in "default.topic.config". Values may
+// be strings, ints or bools, as in confluent-kafka-go.
 //
-//	property                          default here       maps to
-//	bootstrap.servers / metadata.broker.list   (required) client.Brokers; "host:port,…", a "PLAINTEXT://" prefix is dropped
-//	client.id                         rdkafka            client.ClientID
-//	acks / request.required.acks      all                client.Acks: all|-1, 0, 1. 0 or 1 without enable.idempotence: not
-//	                                                     idempotent, as librdkafka's default (reported); with
-//	                                                     enable.idempotence=true an error, as in librdkafka
-//	enable.idempotence                true (librdkafka: false)  true: rollsafe's idempotent producer. false: client.DisableIdempotence —
-//	                                                     no producer id or sequence numbers, so a retried batch can be written
-//	                                                     twice and a retry can reorder a partition; messages are still reported
-//	                                                     written / not written / unknown, but nothing is deduplicated
-//	linger.ms / queue.buffering.max.ms 5                 client.Linger (fractional ms allowed)
-//	batch.size                        1000000            client.BatchBytes (uncompressed bytes at which a batch closes)
-//	batch.num.messages                10000              client.BatchRecords (records at which a batch closes)
-//	compression.type / compression.codec  none           client.Compression codec: none, gzip, snappy, lz4, zstd
-//	compression.level                 -1 (codec default) client.Compression level
-//	message.timeout.ms / delivery.timeout.ms  300000     client.DeliveryTimeout; 0 means 100 years (librdkafka: infinite)
-//	request.timeout.ms                30000              client.RequestTimeout
-//	retries / message.send.max.retries 2147483647        reported when set below the default: rollsafe retries a failed send
-//	                                                     until message.timeout.ms, it has no retry count. 0 is refused: with
-//	                                                     enable.idempotence librdkafka refuses it too; without, a program
-//	                                                     setting it relies on no retry (no duplicate), which rollsafe cannot
-//	                                                     give
-//	retry.backoff.ms                  100                client.RetryBackoff
-//	retry.backoff.max.ms              1000               client.RetryBackoffMax: failures in a row double the backoff up to
-//	                                                     it (below retry.backoff.ms it is the backoff, as librdkafka does)
-//	max.in.flight / max.in.flight.requests.per.connection  5   client.MaxInFlight, per partition (librdkafka: per
-//	                                                     connection); at most 5 with idempotence
-//	queue.buffering.max.messages      100000             Produce's ErrQueueFull limit on messages queued (delivery report not
-//	                                                     yet handed over), and client.MaxBuffered
-//	queue.buffering.max.kbytes        1048576            the same limit on their key+value+header bytes
-//	message.max.bytes                 1000000            Produce's ErrMsgSizeTooLarge limit (key+value+headers+framing) and
-//	                                                     client.MaxRecordBytes
-//	partitioner                       consistent_random  client.WithPartitioner: consistent and consistent_random hash the key
-//	                                                     with CRC-32 (librdkafka's default, so keys keep their partitions when a
-//	                                                     program migrates); murmur2 and murmur2_random with the Java client's
-//	                                                     murmur2; fnv1a and fnv1a_random with FNV-1a (Sarama's); random picks a
-//	                                                     partition per message. Messages without a key (and, with
-//	                                                     consistent_random, an empty key) use rollsafe's sticky partitioning.
-//	security.protocol                 plaintext          ssl: client.WithTLS; sasl_plaintext: client.WithSASL; sasl_ssl: both
-//	ssl.ca.location                   system roots       tls.Config.RootCAs from a PEM file ("probe": system roots)
-//	ssl.certificate.location          none               tls.Config.Certificates with ssl.key.location (PEM files)
-//	ssl.key.location                  none               see ssl.certificate.location (unencrypted keys only)
-//	sasl.mechanisms / sasl.mechanism  GSSAPI             client.WithSASL: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512;
-//	                                                     OAUTHBEARER: client.SASLOAuthBearer (GSSAPI is an error)
-//	sasl.username                     none               the SASL user
-//	sasl.password                     none               the SASL password
-//	sasl.oauthbearer.config           none               OAuthBearerTokenRefresh.Config; with the unsecured JWT handler:
-//	                                                     principal=N [lifeSeconds=S] [scopeClaimName=C] [scope=a,b]
-//	                                                     [extension_K=V]
-//	enable.sasl.oauthbearer.unsecure.jwt false           true: rollsafe makes unsecured JWTs ("alg":"none") from
-//	                                                     sasl.oauthbearer.config (tests only); false: the application
-//	                                                     answers OAuthBearerTokenRefresh events on Events() with
-//	                                                     SetOAuthBearerToken (first at creation, then at 80% of each
-//	                                                     token's lifetime) or SetOAuthBearerTokenFailure (asked again
-//	                                                     after 10 s)
-//	sasl.oauthbearer.method           default            default only (oidc is an error)
-//	topic.metadata.propagation.max.ms 30000              client.UnknownTopicWait: how long a message waits for a topic the
-//	                                                     cluster does not know before failing with ErrUnknownTopicOrPart
-//	allow.auto.create.topics          true               client.AllowAutoTopicCreation: a message for a topic the cluster
-//	                                                     does not have makes a broker with auto.create.topics.enable create
-//	                                                     it (Metadata's allow_auto_topic_creation); false: it stays unknown
-//	metadata.max.age.ms               300000             client.MetadataMaxAge
-//	socket.connection.setup.timeout.ms 10000             client.DialTimeout
-//	socket.keepalive.enable           false              reported: Go's dialer enables TCP keep-alive on every connection
-//	debug                             none               reported: no librdkafka debug contexts; log_level 7 with
-//	                                                     go.logs.channel.enable gives rollsafe's debug records
-//	statistics.interval.ms            0 (off)            *Stats events on Events() at this interval (see Statistics)
-//	go.delivery.reports (bool)        true               delivery reports on Events() for messages produced without a channel
-//	go.delivery.report.fields (string) key,value         fields copied into delivery reports: key, value, headers, all, none
-//	go.events.channel.size (int)      1000000            Events() channel capacity
-//	go.produce.channel.size (int)     1000000            ProduceChannel() capacity
-//	go.logs.channel.enable (bool)     false              rollsafe's log records on Logs() as LogEvents (Tag "ROLLSAFE")
-//	go.logs.channel (chan LogEvent)   none               the channel Logs() returns instead of one made here (capacity
-//	                                                     10000, closed by Close); a given one is never closed
-//	go.batch.producer (bool)          false              reported: rollsafe always batches (linger.ms, batch.size)
-//	log_level                         6                  the highest syslog level forwarded to Logs(): 3 errors, 4
-//	                                                     warnings, 6 info, 7 debug
-//
-// Rejected even when valid for librdkafka: properties of the consumer,
-// admin client and transactions (group.id, transactional.id…), properties
-// that would do nothing here (ssl.* without ssl/sasl_ssl, sasl.* without
-// sasl_*), retries=0 (see above), and the librdkafka properties not in
-// the table yet (api.version.request, sticky.partitioning.linger.ms,
-// socket.* other than socket.keepalive.enable and
-// socket.connection.setup.timeout.ms, …).
+// docs/confluent.md in rollsafe's repository lists every property with what
+// happens to it; it is generated from the table NewProducer uses.
 //
 // # OAUTHBEARER tokens
 //

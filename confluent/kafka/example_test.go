@@ -37,6 +37,8 @@ func ExampleNewProducer() {
 		"linger.ms":          10,
 	})
 	if err != nil {
+		// An unknown or refused property is named here, e.g.
+		// No such configuration property: "no.such.property" (…)
 		fmt.Println(err)
 		return
 	}

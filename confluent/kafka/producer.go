@@ -23,6 +23,7 @@ type Producer struct {
 	// produceChannel feeds the deprecated channel-based producer.
 	produceChannel chan *Message
 	fwdDr          bool
+	onlyErrors     bool // delivery.report.only.error
 	fields         messageFields
 
 	maxMessages     int64
@@ -113,6 +114,7 @@ func NewProducer(conf *ConfigMap) (*Producer, error) {
 		events:          make(chan Event, s.eventsSize),
 		produceChannel:  make(chan *Message, s.produceChanSize),
 		fwdDr:           s.deliveryReports,
+		onlyErrors:      s.onlyErrors,
 		fields:          s.drFields,
 		maxMessages:     int64(s.maxMessages),
 		maxBytes:        int64(s.maxKBytes) * 1024,
@@ -334,6 +336,9 @@ func (p *Producer) delivered(r *client.Record, err error) {
 	ch := pd.ch
 	if ch == nil && p.fwdDr {
 		ch = p.events
+	}
+	if err == nil && p.onlyErrors {
+		ch = nil // delivery.report.only.error: no report for a delivered message
 	}
 	if ch == nil {
 		p.queuedBytes.Add(-pd.size)

@@ -66,7 +66,28 @@ type settings struct {
 	autoCreate       bool     // allow.auto.create.topics
 	retries          int      // retries / message.send.max.retries
 	retriesSet       bool
+	retriesName      string   // retries or message.send.max.retries, as given
 	notes            []string // accepted properties without an effect here, reported once on Logs()
+
+	lingerSet           bool
+	inTopic             bool          // the property being set is inside default.topic.config
+	refreshInterval     time.Duration // topic.metadata.refresh.interval.ms (0: unset)
+	sendBuffer          int           // socket.send.buffer.bytes (0: system default)
+	receiveBuffer       int           // socket.receive.buffer.bytes
+	nagle               bool          // socket.nagle.disable=false
+	addressFamily       string        // broker.address.family: "", any, v4, v6
+	reconnectBackoff    int           // reconnect.backoff.ms, for librdkafka's check only
+	reconnectBackoffMax int           // reconnect.backoff.max.ms
+	keyPassword         string        // ssl.key.password
+	keyPEM              string        // ssl.key.pem
+	certPEM             string        // ssl.certificate.pem
+	caPEM               string        // ssl.ca.pem
+	skipVerify          bool          // enable.ssl.certificate.verification=false
+	noHostname          bool          // ssl.endpoint.identification.algorithm=none
+	gapless             bool          // enable.gapless.guarantee=true
+	backpressure        int           // queue.buffering.backpressure.threshold
+	onlyErrors          bool          // delivery.report.only.error
+	lifo                bool          // queuing.strategy=lifo
 }
 
 // messageFields says which fields delivery reports carry
@@ -101,6 +122,10 @@ func defaultSettings() settings {
 		logLevel:        6,
 		autoCreate:      true,
 		retries:         math.MaxInt32,
+
+		reconnectBackoff:    100,
+		reconnectBackoffMax: 10000,
+		backpressure:        1,
 	}
 }
 
@@ -111,356 +136,48 @@ func (s *settings) note(format string, args ...any) {
 	s.notes = append(s.notes, fmt.Sprintf(format, args...))
 }
 
-// property is one supported configuration property.
+// property is one row of the configuration table: a librdkafka property
+// (or confluent-kafka-go's own go.* one), what scope librdkafka gives it,
+// and what happens to it here.
 type property struct {
 	names []string // the name, then its aliases
-	topic bool     // also allowed inside default.topic.config
+	scope scope    // librdkafka's C/P column ('*', 'P', 'C'), or goOnly
+	topic bool     // a topic-level property: also allowed inside default.topic.config
+	does  outcome  // applied, reported or refused
+	doc   string   // what happens, for docs/confluent.md
 	set   func(s *settings, name string, v ConfigValue) error
+}
+
+// scope is librdkafka's C/P column: which clients a property is for.
+type scope byte
+
+const (
+	both         scope = '*'
+	producerOnly scope = 'P'
+	consumerOnly scope = 'C'
+	goOnly       scope = 'G' // confluent-kafka-go's go.* properties, not librdkafka's
+)
+
+// outcome is what NewProducer does with a property.
+type outcome int
+
+const (
+	// applied: mapped to rollsafe's behaviour.
+	applied outcome = iota
+	// reported: accepted, checked as librdkafka checks it, changes nothing
+	// here; reported once on Logs() (CONFWARN).
+	reported
+	// refused: NewProducer fails naming it (ErrUnsupportedProperty):
+	// ignoring it would break what the program expects.
+	refused
+)
+
+func (o outcome) String() string {
+	return [...]string{"applied", "reported", "refused"}[o]
 }
 
 // infiniteTimeout stands for librdkafka's message.timeout.ms=0 (infinite).
 const infiniteTimeout = 100 * 365 * 24 * time.Hour
-
-// properties is every property NewProducer accepts; anything else is an
-// error naming it. Keep doc.go's table in step (TestDocListsEveryProperty).
-var properties = []property{
-	{names: []string{"bootstrap.servers", "metadata.broker.list"}, set: func(s *settings, n string, v ConfigValue) error {
-		str, err := configString(n, v)
-		if err != nil {
-			return err
-		}
-		s.brokers = nil
-		for _, b := range strings.Split(str, ",") {
-			b = strings.TrimSpace(b)
-			if _, rest, ok := strings.Cut(b, "://"); ok { // PLAINTEXT://host:port, as librdkafka allows
-				b = rest
-			}
-			if b != "" {
-				s.brokers = append(s.brokers, b)
-			}
-		}
-		if len(s.brokers) == 0 {
-			return invalid(n, str, "no broker address")
-		}
-		return nil
-	}},
-	{names: []string{"client.id"}, set: func(s *settings, n string, v ConfigValue) error {
-		str, err := configString(n, v)
-		s.clientID = str
-		return err
-	}},
-	{names: []string{"acks", "request.required.acks"}, topic: true, set: func(s *settings, n string, v ConfigValue) error {
-		str, err := configString(n, v)
-		if err != nil {
-			return err
-		}
-		switch strings.ToLower(str) {
-		case "all", "-1":
-			s.acks = client.AcksAll
-		case "0":
-			s.acks = client.AcksNone
-		case "1":
-			s.acks = client.AcksLeader
-		default:
-			return invalid(n, str, "want all, -1, 0 or 1 (Kafka brokers accept no other acks)")
-		}
-		s.acksSet = true
-		return nil
-	}},
-	{names: []string{"enable.idempotence"}, set: func(s *settings, n string, v ConfigValue) error {
-		b, err := boolValue(n, v)
-		s.idempotent, s.idempotenceSet = b, true
-		return err
-	}},
-	{names: []string{"linger.ms", "queue.buffering.max.ms"}, set: func(s *settings, n string, v ConfigValue) error {
-		ms, err := floatValue(n, v, 0, 900000)
-		s.linger = time.Duration(ms * float64(time.Millisecond))
-		return err
-	}},
-	{names: []string{"batch.size"}, set: func(s *settings, n string, v ConfigValue) error {
-		i, err := intValue(n, v, 1, math.MaxInt32)
-		s.batchBytes = i
-		return err
-	}},
-	{names: []string{"batch.num.messages"}, set: func(s *settings, n string, v ConfigValue) error {
-		i, err := intValue(n, v, 1, 1000000)
-		s.batchMessages = i
-		return err
-	}},
-	{names: []string{"compression.type", "compression.codec"}, topic: true, set: func(s *settings, n string, v ConfigValue) error {
-		str, err := configString(n, v)
-		if err != nil {
-			return err
-		}
-		c, err := compress.ParseCodec(str)
-		if err != nil {
-			return invalid(n, str, "want none, gzip, snappy, lz4 or zstd")
-		}
-		s.codec = c
-		return nil
-	}},
-	{names: []string{"compression.level"}, topic: true, set: func(s *settings, n string, v ConfigValue) error {
-		i, err := intValue(n, v, -1, 12)
-		s.level = i
-		return err
-	}},
-	{names: []string{"message.timeout.ms", "delivery.timeout.ms"}, topic: true, set: func(s *settings, n string, v ConfigValue) error {
-		i, err := intValue(n, v, 0, math.MaxInt32)
-		s.deliveryTimeout = time.Duration(i) * time.Millisecond
-		if i == 0 {
-			s.deliveryTimeout = infiniteTimeout
-		}
-		return err
-	}},
-	{names: []string{"request.timeout.ms"}, topic: true, set: func(s *settings, n string, v ConfigValue) error {
-		i, err := intValue(n, v, 1, 900000)
-		s.requestTimeout = time.Duration(i) * time.Millisecond
-		return err
-	}},
-	{names: []string{"retry.backoff.ms"}, set: func(s *settings, n string, v ConfigValue) error {
-		i, err := intValue(n, v, 1, 300000)
-		s.retryBackoff = time.Duration(i) * time.Millisecond
-		return err
-	}},
-	{names: []string{"retry.backoff.max.ms"}, set: func(s *settings, n string, v ConfigValue) error {
-		i, err := intValue(n, v, 1, 300000)
-		s.retryBackoffMax = time.Duration(i) * time.Millisecond
-		return err
-	}},
-	{names: []string{"max.in.flight", "max.in.flight.requests.per.connection"}, set: func(s *settings, n string, v ConfigValue) error {
-		i, err := intValue(n, v, 1, 1000000)
-		s.maxInFlight = i
-		return err
-	}},
-	{names: []string{"queue.buffering.max.messages"}, set: func(s *settings, n string, v ConfigValue) error {
-		i, err := intValue(n, v, 1, math.MaxInt32)
-		s.maxMessages = i
-		return err
-	}},
-	{names: []string{"queue.buffering.max.kbytes"}, set: func(s *settings, n string, v ConfigValue) error {
-		i, err := intValue(n, v, 1, math.MaxInt32)
-		s.maxKBytes = i
-		return err
-	}},
-	{names: []string{"message.max.bytes"}, set: func(s *settings, n string, v ConfigValue) error {
-		i, err := intValue(n, v, 1000, 1000000000)
-		s.messageMaxBytes = i
-		return err
-	}},
-	{names: []string{"partitioner"}, topic: true, set: func(s *settings, n string, v ConfigValue) error {
-		str, err := configString(n, v)
-		if err != nil {
-			return err
-		}
-		if !slices.Contains(partitionerNames, str) {
-			return invalid(n, str, "want one of "+strings.Join(partitionerNames, ", "))
-		}
-		s.partitioner = str
-		return nil
-	}},
-	{names: []string{"security.protocol"}, set: func(s *settings, n string, v ConfigValue) error {
-		str, err := configString(n, v)
-		if err != nil {
-			return err
-		}
-		switch p := strings.ToLower(str); p {
-		case "plaintext", "ssl", "sasl_plaintext", "sasl_ssl":
-			s.security = p
-			return nil
-		}
-		return invalid(n, str, "want plaintext, ssl, sasl_plaintext or sasl_ssl")
-	}},
-	{names: []string{"ssl.ca.location"}, set: func(s *settings, n string, v ConfigValue) error {
-		str, err := configString(n, v)
-		s.caFile, s.sslSet = str, append(s.sslSet, n)
-		return err
-	}},
-	{names: []string{"ssl.certificate.location"}, set: func(s *settings, n string, v ConfigValue) error {
-		str, err := configString(n, v)
-		s.certFile, s.sslSet = str, append(s.sslSet, n)
-		return err
-	}},
-	{names: []string{"ssl.key.location"}, set: func(s *settings, n string, v ConfigValue) error {
-		str, err := configString(n, v)
-		s.keyFile, s.sslSet = str, append(s.sslSet, n)
-		return err
-	}},
-	{names: []string{"sasl.mechanisms", "sasl.mechanism"}, set: func(s *settings, n string, v ConfigValue) error {
-		str, err := configString(n, v)
-		if err != nil {
-			return err
-		}
-		switch m := strings.ToUpper(str); m {
-		case "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER":
-			s.saslMechanism = m
-		default:
-			return unsupported(fmt.Sprintf("Invalid value %q for configuration property %q: rollsafe supports PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER (not GSSAPI)", str, n))
-		}
-		s.saslSet = append(s.saslSet, n)
-		return nil
-	}},
-	{names: []string{"sasl.oauthbearer.config"}, set: func(s *settings, n string, v ConfigValue) error {
-		str, err := configString(n, v)
-		s.oauthConfig, s.saslSet = str, append(s.saslSet, n)
-		return err
-	}},
-	{names: []string{"enable.sasl.oauthbearer.unsecure.jwt"}, set: func(s *settings, n string, v ConfigValue) error {
-		b, err := boolValue(n, v)
-		s.oauthUnsecureJWT, s.saslSet = b, append(s.saslSet, n)
-		return err
-	}},
-	{names: []string{"sasl.oauthbearer.method"}, set: func(s *settings, n string, v ConfigValue) error {
-		str, err := configString(n, v)
-		if err != nil {
-			return err
-		}
-		if strings.ToLower(str) != "default" {
-			return unsupported(fmt.Sprintf("Invalid value %q for configuration property %q: rollsafe supports default (tokens from SetOAuthBearerToken or the unsecured JWT handler), not oidc", str, n))
-		}
-		s.saslSet = append(s.saslSet, n)
-		return nil
-	}},
-	{names: []string{"sasl.username"}, set: func(s *settings, n string, v ConfigValue) error {
-		str, err := configString(n, v)
-		s.saslUser, s.saslSet = str, append(s.saslSet, n)
-		return err
-	}},
-	{names: []string{"sasl.password"}, set: func(s *settings, n string, v ConfigValue) error {
-		str, err := configString(n, v)
-		s.saslPassword, s.saslSet = str, append(s.saslSet, n)
-		return err
-	}},
-	{names: []string{"topic.metadata.propagation.max.ms"}, set: func(s *settings, n string, v ConfigValue) error {
-		i, err := intValue(n, v, 0, 3600000)
-		s.topicWait, s.topicWaitSet = time.Duration(i)*time.Millisecond, true
-		return err
-	}},
-	{names: []string{"metadata.max.age.ms"}, set: func(s *settings, n string, v ConfigValue) error {
-		i, err := intValue(n, v, 1, 86400000)
-		s.metadataMaxAge, s.metadataAgeSet = time.Duration(i)*time.Millisecond, true
-		return err
-	}},
-	{names: []string{"socket.connection.setup.timeout.ms"}, set: func(s *settings, n string, v ConfigValue) error {
-		i, err := intValue(n, v, 1000, math.MaxInt32)
-		s.dialTimeout, s.dialTimeoutSet = time.Duration(i)*time.Millisecond, true
-		return err
-	}},
-	{names: []string{"statistics.interval.ms"}, set: func(s *settings, n string, v ConfigValue) error {
-		i, err := intValue(n, v, 0, 86400000)
-		s.statsInterval = time.Duration(i) * time.Millisecond
-		return err
-	}},
-	{names: []string{"go.delivery.reports"}, set: func(s *settings, n string, v ConfigValue) error {
-		b, ok := v.(bool)
-		if !ok {
-			return goType(n, false, v)
-		}
-		s.deliveryReports = b
-		return nil
-	}},
-	{names: []string{"go.delivery.report.fields"}, set: func(s *settings, n string, v ConfigValue) error {
-		str, ok := v.(string)
-		if !ok {
-			return goType(n, "", v)
-		}
-		f := messageFields{}
-		for _, w := range strings.Split(str, ",") {
-			switch strings.TrimSpace(w) {
-			case "all":
-				f = messageFields{true, true, true}
-			case "none", "":
-			case "key":
-				f.key = true
-			case "value":
-				f.value = true
-			case "headers":
-				f.headers = true
-			default:
-				return newErrorFromString(ErrInvalidArg, fmt.Sprintf("Unknown message field: %s", w))
-			}
-		}
-		s.drFields = f
-		return nil
-	}},
-	{names: []string{"go.events.channel.size"}, set: func(s *settings, n string, v ConfigValue) error {
-		i, ok := v.(int)
-		if !ok {
-			return goType(n, 0, v)
-		}
-		if i < 0 {
-			return invalid(n, fmt.Sprint(i), "negative channel size")
-		}
-		s.eventsSize = i
-		return nil
-	}},
-	{names: []string{"go.logs.channel.enable"}, set: func(s *settings, n string, v ConfigValue) error {
-		b, ok := v.(bool)
-		if !ok {
-			return goType(n, false, v)
-		}
-		s.logsEnable = b
-		return nil
-	}},
-	{names: []string{"go.logs.channel"}, set: func(s *settings, n string, v ConfigValue) error {
-		ch, ok := v.(chan LogEvent)
-		if !ok {
-			return goType(n, make(chan LogEvent), v)
-		}
-		s.logsChan = ch
-		return nil
-	}},
-	{names: []string{"log_level"}, set: func(s *settings, n string, v ConfigValue) error {
-		i, err := intValue(n, v, 0, 7)
-		s.logLevel = i
-		return err
-	}},
-	{names: []string{"retries", "message.send.max.retries"}, set: func(s *settings, n string, v ConfigValue) error {
-		i, err := intValue(n, v, 0, math.MaxInt32)
-		s.retries, s.retriesSet = i, true
-		return err
-	}},
-	{names: []string{"allow.auto.create.topics"}, set: func(s *settings, n string, v ConfigValue) error {
-		b, err := boolValue(n, v)
-		s.autoCreate = b
-		return err
-	}},
-	{names: []string{"debug"}, set: func(s *settings, n string, v ConfigValue) error {
-		str, err := configString(n, v)
-		if err == nil {
-			s.note("%q=%q accepted and ignored: rollsafe has no librdkafka debug contexts; set log_level 7 with go.logs.channel.enable for its debug records", n, str)
-		}
-		return err
-	}},
-	{names: []string{"socket.keepalive.enable"}, set: func(s *settings, n string, v ConfigValue) error {
-		b, err := boolValue(n, v)
-		if err == nil {
-			s.note("%q=%v accepted and ignored: Go's dialer enables TCP keep-alive on every broker connection (15 s)", n, b)
-		}
-		return err
-	}},
-	{names: []string{"go.batch.producer"}, set: func(s *settings, n string, v ConfigValue) error {
-		b, ok := v.(bool)
-		if !ok {
-			return goType(n, false, v)
-		}
-		s.note("%q=%v accepted and ignored: rollsafe always batches (linger.ms, batch.size, batch.num.messages)", n, b)
-		return nil
-	}},
-	{names: []string{"go.produce.channel.size"}, set: func(s *settings, n string, v ConfigValue) error {
-		i, ok := v.(int)
-		if !ok {
-			return goType(n, 0, v)
-		}
-		if i < 0 {
-			return invalid(n, fmt.Sprint(i), "negative channel size")
-		}
-		s.produceChanSize = i
-		return nil
-	}},
-}
-
-// partitionerNames are librdkafka's partitioner names (all implemented).
-var partitionerNames = []string{"random", "consistent", "consistent_random", "murmur2", "murmur2_random", "fnv1a", "fnv1a_random"}
 
 // propertyByName indexes properties by every name and alias.
 var propertyByName = func() map[string]*property {
@@ -501,6 +218,7 @@ func readConfig(conf *ConfigMap) (settings, error) {
 			return configError(fmt.Sprintf("%q and %q set the same property", other, k))
 		}
 		seen[p] = k
+		s.inTopic = inTopic
 		return p.set(&s, k, v)
 	}
 	for _, k := range keys {
@@ -535,7 +253,7 @@ func readConfig(conf *ConfigMap) (settings, error) {
 		for i, u := range unknown {
 			q[i] = strconv.Quote(u)
 		}
-		return s, unsupported(fmt.Sprintf("No such configuration property: %s (not supported by rollsafe's confluent-kafka-go producer; the package documentation lists the supported ones)", strings.Join(q, ", ")))
+		return s, unsupported(fmt.Sprintf("No such configuration property: %s (not a property of librdkafka v2.15.0 or confluent-kafka-go; rollsafe's docs/confluent.md lists them all)", strings.Join(q, ", ")))
 	}
 	return s, s.check()
 }
@@ -551,23 +269,26 @@ func (s *settings) check() error {
 	if s.retriesSet {
 		switch {
 		case s.retries == 0 && s.idempotent:
-			return configError(`"retries" must be above 0 when "enable.idempotence" is true (as librdkafka requires)`)
+			return configError("`retries` must be set >= 1 when `enable.idempotence` is true")
 		case s.retries == 0:
 			return unsupported(`"retries"=0: rollsafe retries every failed send until "message.timeout.ms" and cannot turn retries off, so a program relying on no retry (no duplicates without idempotence) would get them; remove "retries"`)
 		case s.retries != math.MaxInt32:
-			s.note(`"retries"=%d accepted and not applied: rollsafe retries a failed send until "message.timeout.ms" (%v) passes, with retry.backoff.ms doubling up to retry.backoff.max.ms`, s.retries, s.deliveryTimeout)
+			s.note(`%q=%d accepted and not applied: rollsafe retries a failed send until "message.timeout.ms" (%v) passes, with retry.backoff.ms doubling up to retry.backoff.max.ms`, s.retriesName, s.retries, s.deliveryTimeout)
 		}
+	}
+	if err := s.checkLibrdkafka(); err != nil {
+		return err
 	}
 	switch {
 	case len(s.brokers) == 0:
 		return configError(`"bootstrap.servers" is required`)
 	case s.idempotent && s.acks != client.AcksAll:
 		if s.idempotenceSet {
-			return configError(`"enable.idempotence" requires "acks" all (-1)`)
+			return configError("`acks` must be set to `all` when `enable.idempotence` is true")
 		}
 		return configError(`"acks" other than all (-1) needs "enable.idempotence" false: rollsafe is idempotent by default`)
 	case s.idempotent && s.maxInFlight > 5:
-		return configError(`"max.in.flight" must be at most 5 when "enable.idempotence" is true`)
+		return configError("`max.in.flight` must be set <= 5 when `enable.idempotence` is true")
 	case s.linger < 0:
 		return configError(`"linger.ms" is negative`)
 	}
@@ -598,8 +319,8 @@ func (s *settings) check() error {
 			return unsupported(fmt.Sprintf(`"sasl.mechanisms" %s is not supported: set PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER`, s.saslMechanism))
 		}
 	}
-	if (s.certFile == "") != (s.keyFile == "") {
-		return configError(`"ssl.certificate.location" and "ssl.key.location" go together`)
+	if (s.certFile == "" && s.certPEM == "") != (s.keyFile == "" && s.keyPEM == "") {
+		return configError(`"ssl.certificate.location" (or "ssl.certificate.pem") and "ssl.key.location" (or "ssl.key.pem") go together`)
 	}
 	return nil
 }
@@ -639,7 +360,7 @@ func boolValue(name string, v ConfigValue) (bool, error) {
 	case "false", "0", "f":
 		return false, nil
 	}
-	return false, invalid(name, str, "want true or false")
+	return false, Error{code: ErrInvalidArg, str: fmt.Sprintf("Expected bool value for %q: true or false (not %q)", name, str), err: client.ErrInvalidConfig}
 }
 
 func intValue(name string, v ConfigValue, lo, hi int) (int, error) {
@@ -647,14 +368,14 @@ func intValue(name string, v ConfigValue, lo, hi int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	i, err := strconv.Atoi(strings.TrimSpace(str))
+	i64, err := strconv.ParseInt(strings.TrimSpace(str), 0, 64) // base 0, as librdkafka's strtol
 	if err != nil {
-		return 0, invalid(name, str, "not an integer")
+		return 0, Error{code: ErrInvalidArg, str: fmt.Sprintf("Invalid value for configuration property %q: %q is not an integer", name, str), err: client.ErrInvalidConfig}
 	}
-	if i < lo || i > hi {
-		return 0, invalid(name, str, fmt.Sprintf("must be %d..%d", lo, hi))
+	if i64 < int64(lo) || i64 > int64(hi) {
+		return 0, outsideRange(name, fmt.Sprint(i64), fmt.Sprint(lo), fmt.Sprint(hi))
 	}
-	return i, nil
+	return int(i64), nil
 }
 
 func floatValue(name string, v ConfigValue, lo, hi float64) (float64, error) {
@@ -664,10 +385,42 @@ func floatValue(name string, v ConfigValue, lo, hi float64) (float64, error) {
 	}
 	f, err := strconv.ParseFloat(strings.TrimSpace(str), 64)
 	if err != nil || math.IsNaN(f) {
-		return 0, invalid(name, str, "not a number")
+		return 0, Error{code: ErrInvalidArg, str: fmt.Sprintf("Invalid value for configuration property %q: %q is not a number", name, str), err: client.ErrInvalidConfig}
 	}
 	if f < lo || f > hi {
-		return 0, invalid(name, str, fmt.Sprintf("must be %v..%v", lo, hi))
+		return 0, outsideRange(name, fmt.Sprint(f), fmt.Sprint(lo), fmt.Sprint(hi))
 	}
 	return f, nil
+}
+
+// outsideRange is librdkafka's error for a number outside a property's
+// range.
+func outsideRange(name, value, lo, hi string) error {
+	return Error{code: ErrInvalidArg, str: fmt.Sprintf("Configuration property %q value %s is outside allowed range %s..%s", name, value, lo, hi), err: client.ErrInvalidConfig}
+}
+
+// checkLibrdkafka makes the checks librdkafka makes when a producer is
+// created (rd_kafka_conf_finalize), with its words, and refuses the values
+// rollsafe cannot honour.
+func (s *settings) checkLibrdkafka() error {
+	if !s.lingerSet && s.deliveryTimeout <= s.linger {
+		s.linger = s.deliveryTimeout - 100*time.Microsecond // librdkafka lowers linger.ms below message.timeout.ms
+	}
+	switch {
+	case s.reconnectBackoffMax < s.reconnectBackoff:
+		return configError("`reconnect.backoff.max.ms` must be >= `reconnect.backoff.ms`")
+	case s.lingerSet && s.deliveryTimeout != infiniteTimeout && s.deliveryTimeout <= s.linger:
+		return configError("`message.timeout.ms` must be greater than `linger.ms`")
+	case s.idempotent && s.backpressure > 1:
+		return configError("`queue.buffering.backpressure.threshold` must be set to 1 when `enable.idempotence` is true")
+	case s.idempotent && s.lifo:
+		return configError("`queuing.strategy` must be set to `fifo` when `enable.idempotence` is true")
+	case s.lifo:
+		return unsupported(`"queuing.strategy"=lifo: rollsafe sends each partition's messages in the order they were produced; a program relying on newest-first would not get it`)
+	case s.gapless && !s.idempotent:
+		return configError("`enable.gapless.guarantee` requires `enable.idempotence` to be enabled")
+	case s.gapless:
+		return unsupported(`"enable.gapless.guarantee"=true: librdkafka then raises a fatal error when a failed message leaves a gap in a partition; rollsafe reports that message failed and goes on, which a program relying on the guarantee would not expect`)
+	}
+	return nil
 }

@@ -14,16 +14,19 @@ import (
 
 // TestAcceptedPropertiesReported: properties librdkafka producers set that
 // change nothing here are accepted, each reported once on Logs() (Tag
-// CONFWARN, warning); "acks" 1 without "enable.idempotence" gives a
+// CONFWARN, warning), a consumer property with librdkafka's producer
+// warning; "acks" 1 without "enable.idempotence" gives a
 // non-idempotent producer, as librdkafka's default, which delivers.
 func TestAcceptedPropertiesReported(t *testing.T) {
 	c := newCluster(t, 2)
 	p := newProducer(t, c, kafka.ConfigMap{
 		"retries": 10, "debug": "broker,topic,msg", "socket.keepalive.enable": true,
 		"go.batch.producer": true, "acks": 1, "go.logs.channel.enable": true,
+		"socket.timeout.ms": 20000, "group.id": "g",
 	})
 	want := []string{`"acks"=1 without "enable.idempotence"`, `"debug"="broker,topic,msg"`, `"go.batch.producer"=true`,
-		`"retries"=10`, `"socket.keepalive.enable"=true`}
+		`"retries"=10`, `"socket.keepalive.enable"=true`, `"socket.timeout.ms"="20000" accepted and ignored`,
+		"Configuration property group.id is a consumer property and will be ignored by this producer instance"}
 	var got []string
 	timeout := time.After(30 * time.Second)
 	for len(got) < len(want) {
