@@ -3,6 +3,7 @@ package idempotence
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -118,6 +119,9 @@ type world struct {
 	// never sent again).
 	recreated map[TopicPartition]int
 	crossing  map[BatchID]bool
+	// tx, when set, receives the machine's outputs (every event and send,
+	// in order): the walk's transcript, to compare two builds.
+	tx io.Writer
 }
 
 // lateReq is a request the broker read before its connection dropped.
@@ -322,11 +326,17 @@ func (w *world) pump() {
 		w.pr.tick(w.now)
 		ev := w.pr.takeEvents()
 		for _, e := range ev {
+			if w.tx != nil {
+				fmt.Fprintf(w.tx, "%v %T %+v\n", w.now.UnixNano(), e, e)
+			}
 			w.event(e)
 		}
 		sent := 0
 		for _, tp := range w.tps {
 			for _, s := range w.pr.sendable(tp, w.now) {
+				if w.tx != nil {
+					fmt.Fprintf(w.tx, "%v %+v\n", w.now.UnixNano(), s)
+				}
 				w.sent(tp, s)
 				sent++
 			}
