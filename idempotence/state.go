@@ -149,7 +149,9 @@ var transitions = []transition{
 	{psReadDueBump, evNeedBump, psReadDueBump, "one bump closes every hole"},
 	{psReading, evNeedBump, psReadingBump, "the read ends in a bump"},
 	{psReadingBump, evNeedBump, psReadingBump, "one bump closes every hole"},
-	{psReadingStale, evNeedBump, psReadingStale, "a stale read ends in a bump anyway"},
+	// (No NeedBump in ReadingStale: a re-creation leaves no batch holding
+	// a sequence but those awaiting a split, which expire through their
+	// parts and are never purged.)
 
 	{psSending, evNeedRead, psReadDue, "drain, then read the tail"},
 	{psDraining, evNeedRead, psReadDue, "the read waits for the drain"},
