@@ -80,7 +80,7 @@ func (s pstate) sendingOK() bool { return s <= psDraining }
 
 // bumpOwed reports a state that ends in a fresh epoch.
 func (s pstate) bumpOwed() bool {
-	return s == psBumpDue || s == psReadDueBump || s == psReadingBump || s == psReadingStale
+	return 1<<s&(1<<psBumpDue|1<<psReadDueBump|1<<psReadingBump|1<<psReadingStale) != 0
 }
 
 // readOwed reports a read due or under way (deliveries wait for it).
