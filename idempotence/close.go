@@ -21,6 +21,7 @@ func (pr *Producer) close() {
 			}
 			pr.fail(p, b, err)
 		}
-		p.inFlight, p.reading, p.needRead = 0, false, false
+		p.inFlight = 0
+		p.on(evClosed)
 	}
 }

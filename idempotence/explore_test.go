@@ -1,7 +1,9 @@
 package idempotence
 
 import (
+	"crypto/sha256"
 	"fmt"
+	"hash"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -277,6 +279,18 @@ func TestRandomWalk(t *testing.T) {
 	}()
 	stats := map[string]int{}
 	defer func() { t.Logf("%v", stats) }()
+	// ROLLSAFE_WALK_TRANSCRIPT=file writes one line per walk: its seed and
+	// a hash of everything the machine emitted (events, sends) and of the
+	// walk's trace — two builds that behave alike write the same file.
+	var sums *os.File
+	if path := os.Getenv("ROLLSAFE_WALK_TRANSCRIPT"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		sums = f
+	}
 	for seed := first; seed < first+uint64(walks); seed++ {
 		rng := rand.New(rand.NewPCG(seed, 0x5eed))
 		// rng2 draws the dimensions added later, so that rng's draws (and
@@ -354,6 +368,11 @@ func TestRandomWalk(t *testing.T) {
 		recreations := 0
 		if seed%6 == 5 {
 			recreations = 1 + rng2.IntN(2)
+		}
+		var tx hash.Hash
+		if sums != nil {
+			tx = sha256.New()
+			w.tx = tx
 		}
 		for steps := 0; steps < 2000; steps++ {
 			if purges > 0 && rng.IntN(8) == 0 {
@@ -452,6 +471,12 @@ func TestRandomWalk(t *testing.T) {
 			if !w.sawTailErr {
 				w.checkLossExact()
 			}
+		}
+		if tx != nil {
+			for _, line := range w.trace {
+				fmt.Fprintln(tx, line)
+			}
+			fmt.Fprintf(sums, "%d %x %d\n", seed, tx.Sum(nil)[:8], len(w.trace))
 		}
 	}
 }

@@ -261,7 +261,10 @@ func (m *modelBroker) tail(tp TopicPartition, from int64) Tail {
 			t.Batches = append(t.Batches, TailBatch{BaseOffset: b.base, ProducerID: b.pid, Epoch: b.epoch, BaseSequence: b.seq, Records: b.n})
 		}
 	}
-	for pid, st := range p.pids {
+	// In producer id order: a walk's trace (and its transcript) is the
+	// same on every run of one seed.
+	for _, pid := range slices.Sorted(maps.Keys(p.pids)) {
+		st := p.pids[pid]
 		if len(st.window) > 0 {
 			last := st.window[len(st.window)-1]
 			t.Producers = append(t.Producers, ProducerState{ProducerID: pid, Epoch: st.epoch, LastSequence: last.lastSeq()})

@@ -43,22 +43,20 @@ type partition struct {
 	leaderEpoch int32
 	knownEpoch  bool // leaderEpoch was learnt (>= 0); older ones are ignored
 	// incarnation is the topic's incarnation (LeaderChanged.Incarnation),
-	// 0 until one is told; staleRead: the pending tail read is of a
-	// deleted topic's log and is dropped when it comes.
+	// 0 until one is told.
 	incarnation uint64
-	staleRead   bool
 	heldLoss    []DataLoss // found, reported at the next LeaderChanged of the same incarnation
 	// looked: a LeaderChanged came, with a leader or without one: the
 	// partition's metadata has been read at least once.
 	looked bool
 
+	// state is what the partition owes before it sends again (state.go:
+	// the states, the transition table, and why the flags below stay
+	// beside it).
+	state    pstate
 	inFlight int
-	drainOld bool      // the leader moved with batches in flight to the old one
 	cautious bool      // after an error: one in flight until a success
-	needBump bool      // drain, then resend every unfinished batch from 0 under a fresh epoch
-	needRead bool      // drain, then read the tail before anything else
 	desync   bool      // the read is for a desynchronised broker state: renumber what is absent
-	reading  bool      // ReadTail asked, TailRead pending
 	stopped  error     // non-nil: every batch fails with it
 	retryAt  time.Time // hold until then
 	fails    int       // failures in a row (produce errors, failed tail reads): the backoff grows with them
@@ -181,7 +179,7 @@ func (p *partition) acked(b *batch, base int64) {
 			i--
 		}
 		p.history = slices.Insert(p.history, i, a)
-		if !p.needRead && !p.reading {
+		if !p.state.readOwed() {
 			p.trimHistory()
 		}
 	}

@@ -181,7 +181,7 @@ func (pr *Producer) leaderChangedIn(tp TopicPartition, broker int32, leaderEpoch
 	// p.leader is where the batches in flight went, even while the leader
 	// was unknown in between.
 	if p.inFlight > 0 && (p.leader != broker || p.leaderEpoch != leaderEpoch) {
-		p.drainOld = true
+		p.on(evLeaderMoved)
 	}
 	p.hasLeader, p.leader, p.leaderEpoch = true, broker, leaderEpoch
 	p.knownEpoch = p.knownEpoch || leaderEpoch >= 0
@@ -276,11 +276,11 @@ func (pr *Producer) expire(p *partition, now time.Time) {
 			// partition.
 			pr.report(b, p)
 			if b.st != stInFlight {
-				p.needRead = true
+				p.on(evNeedRead)
 			}
 		default: // queued or not appended: known not written
 			if b.numbered {
-				p.needBump = true // its sequence leaves a hole
+				p.on(evNeedBump) // its sequence leaves a hole
 			}
 			pr.fail(p, b, errTimeoutNotWritten)
 			i--
@@ -299,10 +299,10 @@ func (pr *Producer) settle(p *partition) {
 	// report data loss, and a caller that waited for these deliveries (a
 	// flush) must have heard of it by then — so they wait, too, while a
 	// loss found is held for the metadata to confirm the topic.
-	if !p.needRead && !p.reading && len(p.heldLoss) == 0 {
+	if !p.state.readOwed() && len(p.heldLoss) == 0 {
 		pr.deliverAcked(p)
 	}
-	if p.stopped != nil || p.inFlight > 0 || p.reading {
+	if p.stopped != nil || p.inFlight > 0 || p.state.reading() {
 		return
 	}
 	pr.settleRest(p)
@@ -330,7 +330,7 @@ func (pr *Producer) deliverAcked(p *partition) {
 			pr.emit(Delivered{TP: p.tp, ID: b.id, BaseOffset: b.offset})
 		}
 	}
-	if !p.needRead && !p.reading {
+	if !p.state.readOwed() {
 		p.trimHistory()
 	}
 }
@@ -338,10 +338,10 @@ func (pr *Producer) deliverAcked(p *partition) {
 // settleRest starts the tail read or the move to a fresh epoch a drained
 // partition needs.
 func (pr *Producer) settleRest(p *partition) {
-	if p.needBump && p.hasUnknown() {
-		p.needRead = true
+	if p.state.bumpOwed() && p.hasUnknown() {
+		p.on(evNeedRead)
 	}
-	if p.needRead {
+	if p.state.readDue() {
 		if pr.now.Before(p.retryAt) {
 			return
 		}
@@ -357,18 +357,21 @@ func (pr *Producer) settleRest(p *partition) {
 	behind := !p.hasID || !pr.hasID || p.pid != pr.pid || p.epoch != pr.epoch
 	// A partition behind the producer's identity adopts it at its next clean
 	// boundary: nothing numbered is unacknowledged and something waits.
-	adopt := !p.needBump && behind && !p.hasNumberedUnacked() && p.has(stQueued)
-	if !p.needBump && !adopt {
+	bump := p.state == psBumpDue
+	adopt := !bump && behind && !p.hasNumberedUnacked() && p.has(stQueued)
+	if !bump && !adopt {
 		return
 	}
-	if p.needBump && p.has(stAwaitSplit) {
+	if bump && p.has(stAwaitSplit) {
 		return // the parts must be in place before anything is renumbered
 	}
 	if !pr.moveEpoch(p) {
 		return
 	}
 	p.renumberAll()
-	p.needBump = false
+	if bump {
+		p.on(evBumped)
+	}
 	pr.wake(p)
 }
 

@@ -24,7 +24,7 @@ func (pr *Producer) purge(queued, inFlight bool) {
 			case !inFlight:
 				// Sent: it holds a sequence, so it counts as in flight.
 			case b.st == stNotAppended:
-				p.needBump = true
+				p.on(evNeedBump)
 				pr.fail(p, b, errPurged)
 				i--
 			default:
@@ -34,7 +34,7 @@ func (pr *Producer) purge(queued, inFlight bool) {
 				b.reported = true
 				pr.emit(Failed{TP: p.tp, ID: b.id, Err: errPurgedUnknown})
 				if b.st != stInFlight {
-					p.needRead = true
+					p.on(evNeedRead)
 				}
 			}
 		}

@@ -62,12 +62,11 @@ func (pr *Producer) recreated(p *partition) {
 		}
 		b.numbered, b.st, b.corrupt = false, stQueued, 0
 	}
-	if p.inFlight > 0 {
-		p.drainOld = true
-	}
+	// A bump waits for the old requests (drained), and a read under way
+	// is of the old log (dropped when it comes).
+	p.on(evRecreated)
 	p.knownEpoch, p.leaderEpoch = false, -1
-	p.needBump, p.needRead, p.desync, p.stopped = true, false, false, nil
-	p.staleRead = p.reading // the read under way is of the old log
+	p.desync, p.stopped = false, nil
 	p.cautious, p.fails = true, 0
 	p.hasAckedPID, p.hasAckedSeq, p.hasAnchor, p.anchorGap = false, false, false, 0
 	p.history, p.forgot, p.heldLoss = nil, forgotRun{}, nil

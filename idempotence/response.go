@@ -46,29 +46,32 @@ func (pr *Producer) respond(tp TopicPartition, id BatchID, r Response, now time.
 		head := p.head() == b
 		b.rejected()
 		p.cautious = true
-		if head && !p.needBump {
-			p.needRead, p.desync = true, true
+		if head && !p.state.bumpOwed() {
+			p.on(evNeedRead)
+			p.desync = true
 		}
 	case outUnknownPID:
 		b.rejected()
-		p.cautious, p.needRead, p.desync = true, true, true
+		p.cautious, p.desync = true, true
+		p.on(evNeedRead)
 	case outStaleEpoch:
 		b.rejected()
 		p.cautious = true
 		if b.unknown {
-			p.needRead, p.desync = true, true // an earlier attempt may be in the log
+			p.on(evNeedRead) // an earlier attempt may be in the log
+			p.desync = true
 		} else {
-			p.needBump = true // written under a stale epoch: move on
+			p.on(evNeedBump) // written under a stale epoch: move on
 		}
 	case outTooLarge:
 		p.cautious = true
 		if b.unknown || b.reported {
 			b.tooLarge = true
 			b.rejected()
-			p.needRead = true
+			p.on(evNeedRead)
 		} else {
 			b.st = stAwaitSplit
-			p.needBump = true // the parts cannot reuse its sequences
+			p.on(evNeedBump) // the parts cannot reuse its sequences
 			pr.emit(NeedSplit{TP: tp, ID: id})
 		}
 	case outFatal:
@@ -77,9 +80,9 @@ func (pr *Producer) respond(tp TopicPartition, id BatchID, r Response, now time.
 		if b.unknown {
 			b.fatal = err
 			b.rejected()
-			p.needRead = true
+			p.on(evNeedRead)
 		} else {
-			p.needBump = true // its sequence leaves a hole
+			p.on(evNeedBump) // its sequence leaves a hole
 			pr.fail(p, b, err)
 		}
 	}
@@ -87,18 +90,18 @@ func (pr *Producer) respond(tp TopicPartition, id BatchID, r Response, now time.
 		// The broker may have dropped this producer's state (old record
 		// timestamps) and would accept a copy at any sequence: the log, not
 		// a resend, decides whether the earlier attempt landed.
-		p.needRead = true
+		p.on(evNeedRead)
 	}
 	if b.expired && p.byID[id] == b {
 		switch {
 		case b.st == stAcked: // reported unknown, in fact written: settled
 		case b.st == stAwaitSplit && !b.reported: // a split batch expires through its parts
 		case b.unknown:
-			p.needRead = true
+			p.on(evNeedRead)
 		default:
 			// Known not written: its sequence leaves a hole.
 			if b.numbered {
-				p.needBump = true
+				p.on(evNeedBump)
 			}
 			pr.fail(p, b, errTimeoutNotWritten) // silent if already reported
 		}
@@ -115,17 +118,19 @@ func (pr *Producer) respond(tp TopicPartition, id BatchID, r Response, now time.
 // order of the batches counts.)
 func (pr *Producer) ack(p *partition, b *batch, base int64) {
 	if next, ok := p.minNextOffset(b); ok && base >= 0 && base < next {
-		p.cautious, p.needRead, p.desync = true, true, true
+		p.cautious, p.desync = true, true
+		p.on(evNeedRead)
 	}
 	overlap := base >= 0 && b.numbered && p.overlapsRemembered(base, b.records, tailKey{b.pid, b.epoch, b.seq})
 	if overlap {
-		p.cautious, p.needRead, p.desync = true, true, true
+		p.cautious, p.desync = true, true
+		p.on(evNeedRead)
 	}
 	p.acked(b, base)
 	if overlap {
 		pr.reportLoss(p, p.truncatedUnder(b, base))
 	}
-	if p.cautious && !p.needBump && !p.needRead {
+	if p.cautious && p.state.sendingOK() {
 		clean := true
 		for _, x := range p.batches {
 			if x.waitingResend() {

@@ -19,14 +19,14 @@ func (pr *Producer) sendable(tp TopicPartition, now time.Time) []Send {
 	pr.expire(p, now)
 	pr.settle(p)
 	if p.stopped != nil || !p.hasID || !p.hasLeader || now.Before(p.retryAt) ||
-		p.needRead || p.reading || p.needBump { // needBump also covers a pending Split
+		!p.state.sendingOK() { // a bump owed also covers a pending Split
 		return nil
 	}
-	if p.drainOld {
+	if p.state == psDraining {
 		if p.inFlight > 0 {
 			return nil
 		}
-		p.drainOld = false
+		p.on(evDrained)
 	}
 	behind := !pr.hasID || p.pid != pr.pid || p.epoch != pr.epoch
 	var out []Send

@@ -37,13 +37,13 @@ type tailKey struct {
 // backoff.
 func (pr *Producer) tailRead(tp TopicPartition, t Tail) {
 	p := pr.parts[tp]
-	if p == nil || !p.reading {
+	if p == nil || !p.state.reading() {
 		return
 	}
-	p.reading = false
-	if p.staleRead {
-		p.staleRead = false // of a deleted topic's log
-		pr.settle(p)
+	stale := p.state == psReadingStale
+	p.on(evReadAnswered)
+	if stale {
+		pr.settle(p) // of a deleted topic's log: dropped
 		return
 	}
 	if t.Err != nil && !t.Unreadable {
@@ -71,7 +71,7 @@ func (pr *Producer) tailRead(tp TopicPartition, t Tail) {
 	// batch the read does not show is resent unchanged (the broker
 	// appends it in order or recognises a copy that landed meanwhile), and
 	// the partition moves to a new epoch only if the read leaves a hole.
-	keep := !p.desync && !p.needBump
+	keep := !p.desync && !p.state.bumpOwed()
 	gap := false
 	forgotten := pr.mayBeForgotten(p)
 	found := make(map[tailKey]TailBatch, len(t.Batches))
@@ -147,9 +147,10 @@ func (pr *Producer) tailRead(tp TopicPartition, t Tail) {
 	}
 	p.heldReads = 0
 	p.fails = 0
-	p.needRead = false
 	if !keep || gap {
-		p.needBump = true // what follows the hole (or the desync) is renumbered
+		p.on(evReadHole) // what follows the hole (or the desync) is renumbered
+	} else {
+		p.on(evReadClean)
 	}
 	p.desync = false
 	pr.wake(p)
@@ -182,7 +183,7 @@ func (pr *Producer) readAgain(p *partition) {
 	if pr.cfg.RetryBackoff > 0 {
 		p.retryAt = pr.now.Add(pr.cfg.RetryBackoff)
 	}
-	p.needRead = true
+	p.on(evNeedRead)
 	pr.settle(p)
 }
 
@@ -275,7 +276,8 @@ func compacted(t Tail, pid int64, offset int64) bool {
 
 // askTail emits ReadTail.
 func (pr *Producer) askTail(p *partition, from int64) {
-	p.reading, p.readFrom, p.wideRead = true, from, false
+	p.on(evReadAsked)
+	p.readFrom, p.wideRead = from, false
 	pr.emit(ReadTail{TP: p.tp, FromOffset: from})
 }
 
@@ -527,9 +529,8 @@ func (pr *Producer) tailFailed(p *partition) {
 	}
 	if p.hasUnknown() {
 		pr.holdOff(p)
-		return // needRead stays: ask again
+		return // the read stays due: ask again
 	}
 	// Nothing uncertain is left: every other batch is known not written.
-	p.needRead = false
-	p.needBump = true
+	p.on(evReadFailed)
 }

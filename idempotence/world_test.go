@@ -3,6 +3,7 @@ package idempotence
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -120,6 +121,9 @@ type world struct {
 	// never sent again).
 	recreated map[TopicPartition]int
 	crossing  map[BatchID]bool
+	// tx, when set, receives the machine's outputs (every event and send,
+	// in order): the walk's transcript, to compare two builds.
+	tx io.Writer
 }
 
 // lateReq is a request the broker read before its connection dropped.
@@ -305,12 +309,17 @@ func (w *world) checkCounters() {
 				(p.nextDue.IsZero() || b.deadline.Before(p.nextDue)) {
 				w.fail("batch %d due %v before the partition's next due %v", b.id, b.deadline, p.nextDue)
 			}
-			if b.st == stAwaitSplit && !p.needBump && !p.needRead && !p.reading {
+			if b.st == stAwaitSplit && p.state.sendingOK() {
 				w.fail("batch %d awaits a split without a pending bump", b.id)
 			}
 		}
 		if n != p.nNumbered {
 			w.fail("%v: %d numbered batches, counter says %d", p.tp, n, p.nNumbered)
+		}
+		// The state (every change of which the table allowed: state.go,
+		// checkTransitions) agrees with the batches.
+		if p.state.reading() && p.inFlight > 0 {
+			w.fail("%v: %v with %d in flight", p.tp, p.state, p.inFlight)
 		}
 	}
 }
@@ -324,11 +333,17 @@ func (w *world) pump() {
 		w.pr.tick(w.now)
 		ev := w.pr.takeEvents()
 		for _, e := range ev {
+			if w.tx != nil {
+				fmt.Fprintf(w.tx, "%v %T %+v\n", w.now.UnixNano(), e, e)
+			}
 			w.event(e)
 		}
 		sent := 0
 		for _, tp := range w.tps {
 			for _, s := range w.pr.sendable(tp, w.now) {
+				if w.tx != nil {
+					fmt.Fprintf(w.tx, "%v %+v\n", w.now.UnixNano(), s)
+				}
 				w.sent(tp, s)
 				sent++
 			}
@@ -584,8 +599,8 @@ func (w *world) quiesce(allDelivered bool) {
 func (w *world) dump() string {
 	var sb strings.Builder
 	for _, p := range w.pr.order {
-		fmt.Fprintf(&sb, "\n%v id=%v/%d/%d next=%d inflight=%d cautious=%v bump=%v read=%v reading=%v leader=%v retry=%v",
-			p.tp, p.hasID, p.pid, p.epoch, p.nextSeq, p.inFlight, p.cautious, p.needBump, p.needRead, p.reading, p.hasLeader, p.retryAt)
+		fmt.Fprintf(&sb, "\n%v id=%v/%d/%d next=%d inflight=%d state=%v cautious=%v desync=%v leader=%v retry=%v",
+			p.tp, p.hasID, p.pid, p.epoch, p.nextSeq, p.inFlight, p.state, p.cautious, p.desync, p.hasLeader, p.retryAt)
 		for _, b := range p.batches {
 			fmt.Fprintf(&sb, "\n  %d %v num=%v %d/%d unknown=%v", b.id, b.st, b.numbered, b.epoch, b.seq, b.unknown)
 		}
@@ -598,8 +613,14 @@ func (w *world) key() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "P%v/%d/%d/%v|", w.pr.hasID, w.pr.pid, w.pr.epoch, w.pr.needID)
 	for _, p := range w.pr.order {
-		fmt.Fprintf(&sb, "%d:%v/%d/%d/%d/%v/%v/%v/%v/%v/%d/%v|", p.tp.Partition, p.hasID, p.pid, p.epoch, p.nextSeq,
-			p.cautious, p.needBump, p.needRead, p.reading, p.hasLeader, p.anchor.base, p.hasAnchor)
+		// (Draining is folded into Sending: the fingerprint never told a
+		// partition draining its old leader from one sending.)
+		st := p.state
+		if st == psDraining {
+			st = psSending
+		}
+		fmt.Fprintf(&sb, "%d:%v/%d/%d/%d/%v/%v/%v/%d/%v|", p.tp.Partition, p.hasID, p.pid, p.epoch, p.nextSeq,
+			p.cautious, st, p.hasLeader, p.anchor.base, p.hasAnchor)
 		for _, b := range p.batches {
 			fmt.Fprintf(&sb, "%d,%d,%v,%d,%d,%d,%v,%d;", b.id, b.st, b.numbered, b.pid, b.epoch, b.seq, b.unknown, b.offset)
 		}
