@@ -1,6 +1,10 @@
 package idempotence
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
+)
 
 // A read under way when the topic is re-created (ReadingStale) is of the
 // old log: its answer, whatever it shows, is dropped — another
@@ -11,7 +15,7 @@ func TestRuleRecreatedWhileReading(t *testing.T) {
 	r.pr.leaderChangedIn(tp0, 1, 7, 1)
 	r.enqueue(tp0, 2, 1)
 	r.sendsAre(r.send(tp0), "1@3/0")
-	r.pr.respond(tp0, 1, Response{Code: CodeOutOfOrderSequenceNumber, LogStartOffset: -1}, r.now)
+	r.pr.respond(tp0, 1, Response{Code: kafkaerr.OutOfOrderSequenceNumber, LogStartOffset: -1}, r.now)
 	ev := r.take()
 	r.is(len(find[ReadTail](ev)) == 1, "a head OUT_OF_ORDER asks for a read: %v", ev)
 	r.pr.leaderChangedIn(tp0, 2, 0, 2)
@@ -39,7 +43,7 @@ func TestRuleClosedWithReadOwed(t *testing.T) {
 	r := newRig(t, Config{})
 	r.enqueue(tp0, 1, 1, 2)
 	r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
-	r.pr.respond(tp0, 1, Response{Code: CodeOutOfOrderSequenceNumber, LogStartOffset: -1}, r.now)
+	r.pr.respond(tp0, 1, Response{Code: kafkaerr.OutOfOrderSequenceNumber, LogStartOffset: -1}, r.now)
 	ev := r.take()
 	r.none(ev, "read while 2 is in flight", len(find[ReadTail](ev)))
 	r.pr.close()
@@ -50,7 +54,7 @@ func TestRuleClosedWithReadOwed(t *testing.T) {
 	r = newRig(t, Config{})
 	r.enqueue(tp1, 1, 1)
 	r.sendsAre(r.send(tp1), "1@3/0")
-	r.pr.respond(tp1, 1, Response{Code: CodeOutOfOrderSequenceNumber, LogStartOffset: -1}, r.now)
+	r.pr.respond(tp1, 1, Response{Code: kafkaerr.OutOfOrderSequenceNumber, LogStartOffset: -1}, r.now)
 	ev = r.take()
 	r.is(len(find[ReadTail](ev)) == 1, "a head OUT_OF_ORDER asks for a read: %v", ev)
 	r.pr.close()
