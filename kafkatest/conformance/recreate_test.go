@@ -112,8 +112,13 @@ func playTopicRecreated(t *testing.T, c *kafkatest.Cluster, topic string) {
 	if err != nil {
 		t.Fatalf("read back: %v", err)
 	}
-	if len(log) != newParts {
-		t.Errorf("read back %d partitions, want %d", len(log), newParts)
+	if now, err := c.Partitions(ctx, topic); err != nil || len(now) != newParts {
+		t.Errorf("the re-created topic has %d partitions (%v), want %d", len(now), err, newParts)
+	}
+	for q := range log {
+		if q >= newParts {
+			t.Errorf("read back records in partition %d of a topic of %d", q, newParts)
+		}
 	}
 	id := func(r readback.Record) string {
 		v, _, _ := bytes.Cut(r.Value, []byte("|"))
