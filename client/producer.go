@@ -116,6 +116,7 @@ func NewProducer(opts ...Option) (*Producer, error) {
 		RetryBackoffMax:      cfg.retryBackoffMax,
 		LeaderAcks:           cfg.acks == AcksLeader,
 		ProducerIDExpiration: cfg.pidExpiration,
+		AnswerTimeout:        cfg.requestTimeout + responseSlack,
 	}))
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	connCfg := protocol.ConnConfig{

@@ -91,6 +91,12 @@ func (pr *Producer) respond(tp TopicPartition, id BatchID, r Response, now time.
 		// timestamps) and would accept a copy at any sequence: the log, not
 		// a resend, decides whether the earlier attempt landed.
 		p.on(evNeedRead)
+		if r.Code == kafkaerr.Transport {
+			// No answer: the broker may have read the request and still
+			// append it after a read taken now, ahead of a resend it no
+			// longer recognises. Read once it would have answered.
+			p.retryAt = later(p.retryAt, b.sentAt.Add(pr.answerTimeout()))
+		}
 	}
 	if b.expired && p.byID[id] == b {
 		switch {
@@ -169,6 +175,22 @@ func (pr *Producer) mayBeForgotten(p *partition) bool {
 		}
 	}
 	return false
+}
+
+// answerTimeout is Config.AnswerTimeout, defaulted.
+func (pr *Producer) answerTimeout() time.Duration {
+	if pr.cfg.AnswerTimeout > 0 {
+		return pr.cfg.AnswerTimeout
+	}
+	return DefaultAnswerTimeout
+}
+
+// later returns the later of two times.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // forgetLimit returns the stamp before which a batch is forgettable —

@@ -151,3 +151,70 @@ func TestRuleReadBelowLogEndSettlesNothing(t *testing.T) {
 		}},
 	})
 }
+
+// A broker completes a request it read even after the connection dropped:
+// an attempt left without any answer (kafkaerr.Transport) may land after a
+// read taken at once, and a broker that has forgotten the producer (records
+// stamped long ago) then takes the resend as a second copy. On such a
+// partition the read that settles the attempt waits until the attempt
+// would have been answered (AnswerTimeout after it was sent); an answered
+// attempt (REQUEST_TIMED_OUT: the broker processed it) is read after the
+// backoff alone. Found by chaos seed 15540 (the late append 0.1 ms after
+// the read, the resend appended again once the expiry check forgot the
+// producer).
+func TestRuleNoAnswerReadWaitsForTheAnswerTimeout(t *testing.T) {
+	const age = 48 * time.Hour
+	cfg := Config{AnswerTimeout: 5 * time.Second}
+	start := func(r *rig, code kafkaerr.Code) {
+		r.enqueueStamped(tp0, 1, r.now.Add(-age), 1, 2)
+		r.sendsAre(r.send(tp0), "1@3/0")
+		r.ok(tp0, 1, 10)
+		r.delivered(r.take(), "1@10")
+		r.sendsAre(r.send(tp0), "2@3/1") // sent at r.now
+		r.answer(tp0, 2, code, MaybeAppended, -1)
+		r.take()
+	}
+	landed := Tail{LogStartOffset: 0, HighWatermark: 12, LogEndOffset: 12, Described: true,
+		Producers: []ProducerState{{ProducerID: 1000, Epoch: 3, LastSequence: 1}},
+		Batches: []TailBatch{
+			{BaseOffset: 10, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 1},
+			{BaseOffset: 11, ProducerID: 1000, Epoch: 3, BaseSequence: 1, Records: 1},
+		}}
+	runRules(t, []ruleCase{
+		{name: "no answer: no read before the answer timeout", cfg: cfg, run: func(r *rig) {
+			start(r, kafkaerr.Transport)
+			for range 4 { // 4 s: past the backoff, short of the 5 s
+				r.later()
+				r.sendsAre(r.send(tp0))
+				ev := r.take()
+				r.none(ev, "tail read", len(find[ReadTail](ev)))
+			}
+			r.later()
+			r.sendsAre(r.send(tp0))
+			rt := find[ReadTail](r.take())
+			r.is(len(rt) == 1, "no tail read once the answer timeout passed: %v", rt)
+			r.pr.tailRead(tp0, landed)
+			ev := r.take()
+			r.delivered(ev, "2@11")
+			r.sendsAre(r.send(tp0))
+		}},
+		{name: "an answer: read after the backoff", cfg: cfg, run: func(r *rig) {
+			start(r, kafkaerr.RequestTimedOut)
+			r.later()
+			r.sendsAre(r.send(tp0))
+			rt := find[ReadTail](r.take())
+			r.is(len(rt) == 1, "no tail read after the backoff: %v", rt)
+		}},
+		{name: "fresh stamps: resent after the backoff", cfg: cfg, run: func(r *rig) {
+			r.enqueue(tp0, 1, 1, 2)
+			r.sendsAre(r.send(tp0), "1@3/0", "2@3/1")
+			r.ok(tp0, 1, 10)
+			r.delivered(r.take(), "1@10")
+			r.answer(tp0, 2, kafkaerr.Transport, MaybeAppended, -1)
+			r.take()
+			r.pr.leaderChanged(tp0, 1, 7) // the metadata the failure asked for
+			r.later()
+			r.sendsAre(r.send(tp0), "2@3/1")
+		}},
+	})
+}

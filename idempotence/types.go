@@ -66,12 +66,26 @@ type Config struct {
 	// quarters of this long ago therefore resolves an unknown outcome by
 	// reading its log, never by resending unchanged.
 	ProducerIDExpiration time.Duration
+	// AnswerTimeout is how long the caller waits for a produce answer
+	// before it gives up on the request (the connection's request
+	// timeout); 0 means DefaultAnswerTimeout. A broker completes a request
+	// it has read even after the connection dropped, so an attempt left
+	// without an answer (kafkaerr.Transport) may still land up to about
+	// this long after it was sent. Where that matters — a partition
+	// holding a batch stamped long ago (ProducerIDExpiration), whose
+	// broker may have forgotten the producer and would take a resend as a
+	// second copy — the read that settles the attempt waits until then.
+	AnswerTimeout time.Duration
 
 	// history bounds the acknowledged batches a partition remembers for
 	// its loss checks (0: historySize). Only the package's tests shrink
 	// it, so that walks reach the loss-below-history rules.
 	history int
 }
+
+// DefaultAnswerTimeout is the AnswerTimeout of the zero Config: the Java
+// producer's request.timeout.ms default.
+const DefaultAnswerTimeout = 30 * time.Second
 
 // DefaultProducerIDExpiration is Kafka's producer.id.expiration.ms default.
 const DefaultProducerIDExpiration = 24 * time.Hour

@@ -45,6 +45,7 @@ func (f fault) String() string { return faultNames[f] }
 
 type req struct {
 	send Send
+	at   time.Time // when the machine handed it out
 }
 
 type numbering struct {
@@ -126,11 +127,15 @@ type world struct {
 	tx io.Writer
 }
 
-// lateReq is a request the broker read before its connection dropped.
+// lateReq is a request the broker read before its connection dropped. The
+// broker processes it by the time the client would have had its answer
+// (by: sent + Config.AnswerTimeout), as a broker not stalled longer than a
+// request timeout does: at the next step, or before the clock passes by.
 type lateReq struct {
 	tp      TopicPartition
 	send    Send
 	records int32
+	by      time.Time
 }
 
 // processLate has the broker process the requests it read before their
@@ -267,7 +272,13 @@ func (w *world) step(i int, f fault) {
 	case fUnknownDropped:
 		resp = Response{Code: kafkaerr.Transport, Class: MaybeAppended, LogStartOffset: -1}
 	case fLate:
-		w.late = append(w.late, lateReq{tp: tp, send: r.send, records: b.records})
+		l := lateReq{tp: tp, send: r.send, records: b.records, by: r.at.Add(w.pr.answerTimeout())}
+		w.late = append(w.late, l)
+		if !w.now.Before(l.by) {
+			// Answered after the client's timeout: the broker is done with
+			// it before the client hears of the failure.
+			w.processLate()
+		}
 		resp = Response{Code: kafkaerr.Transport, Class: MaybeAppended, LogStartOffset: -1}
 	case fHeadOOO:
 		resp = Response{Code: kafkaerr.OutOfOrderSequenceNumber, LogStartOffset: -1}
@@ -358,6 +369,12 @@ func (w *world) pump() {
 			}
 			if next.IsZero() {
 				return
+			}
+			for _, l := range w.late {
+				if !next.Before(l.by) {
+					w.processLate() // the clock would pass a late request's bound
+					break
+				}
 			}
 			w.now = next
 		}
@@ -532,7 +549,7 @@ func (w *world) sent(tp TopicPartition, s Send) {
 			w.fail("batch %d sent to %d/%d while %d is in flight to %d/%d", s.ID, s.Broker, s.LeaderEpoch, r.send.ID, r.send.Broker, r.send.LeaderEpoch)
 		}
 	}
-	w.net[tp] = append(w.net[tp], req{send: s})
+	w.net[tp] = append(w.net[tp], req{send: s, at: w.now})
 }
 
 // quiesce checks the end state once nothing is in flight.
