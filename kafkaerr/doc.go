@@ -17,4 +17,7 @@
 // a caller driving the idempotence core must be able to name the codes and
 // Transport. It imports nothing outside the standard library (strconv),
 // so the core stays free of the network code.
+//
+// docs/architecture.md places it in the import graph; docs/guarantees.md
+// says what each outcome means to a caller.
 package kafkaerr
