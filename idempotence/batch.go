@@ -37,15 +37,14 @@ type batch struct {
 	seq      int32
 	order    uint64 // when it was numbered, counted per partition: our batches lie in the log in this order
 
-	unknown  bool      // some attempt's outcome is unresolved: never renumber
-	expired  bool      // delivery deadline passed
-	reported bool      // the caller was told its outcome is unknown (Failed); kept only for the sequence accounting, never sent again
-	fatal    error     // non-retriable refusal, final once the log shows the batch absent
-	tooLarge bool      // MESSAGE_TOO_LARGE, split once the log shows the batch absent
-	offset   int64     // base offset once acked, -1 if unknown
-	corrupt  int       // CORRUPT_MESSAGE answers so far
-	old      bool      // of a deleted topic (recreated): delivered or left as it stands, never sent again
-	sentAt   time.Time // when its latest attempt was handed out (Sendable)
+	unknown  bool  // some attempt's outcome is unresolved: never renumber
+	expired  bool  // delivery deadline passed
+	reported bool  // the caller was told its outcome is unknown (Failed); kept only for the sequence accounting, never sent again
+	fatal    error // non-retriable refusal, final once the log shows the batch absent
+	tooLarge bool  // MESSAGE_TOO_LARGE, split once the log shows the batch absent
+	offset   int64 // base offset once acked, -1 if unknown
+	corrupt  int   // CORRUPT_MESSAGE answers so far
+	old      bool  // of a deleted topic (recreated): delivered or left as it stands, never sent again
 }
 
 // waitingResend reports a numbered batch that must be written again.

@@ -92,10 +92,11 @@ func (pr *Producer) respond(tp TopicPartition, id BatchID, r Response, now time.
 		// a resend, decides whether the earlier attempt landed.
 		p.on(evNeedRead)
 		if r.Code == kafkaerr.Transport {
-			// No answer: the broker may have read the request and still
-			// append it after a read taken now, ahead of a resend it no
-			// longer recognises. Read once it would have answered.
-			p.retryAt = later(p.retryAt, b.sentAt.Add(pr.answerTimeout()))
+			// No answer: the broker may have read the request (written at
+			// the latest now) and still append it after a read taken now,
+			// ahead of a resend it no longer recognises. Read once it would
+			// have answered.
+			p.retryAt = later(p.retryAt, pr.now.Add(pr.answerTimeout()))
 		}
 	}
 	if b.expired && p.byID[id] == b {

@@ -61,7 +61,6 @@ func (pr *Producer) sendable(tp TopicPartition, now time.Time) []Send {
 			return out
 		}
 		b.st = stInFlight
-		b.sentAt = now
 		p.inFlight++
 		s := Send{TP: p.tp, ID: b.id, ProducerID: b.pid, Epoch: b.epoch, BaseSequence: b.seq, Broker: p.leader, LeaderEpoch: p.leaderEpoch}
 		if b.pid < 0 { // not idempotent

@@ -71,10 +71,11 @@ type Config struct {
 	// timeout); 0 means DefaultAnswerTimeout. A broker completes a request
 	// it has read even after the connection dropped, so an attempt left
 	// without an answer (kafkaerr.Transport) may still land up to about
-	// this long after it was sent. Where that matters — a partition
-	// holding a batch stamped long ago (ProducerIDExpiration), whose
-	// broker may have forgotten the producer and would take a resend as a
-	// second copy — the read that settles the attempt waits until then.
+	// this long after it was written — at the latest, this long after the
+	// failure is reported. Where that matters — a partition holding a
+	// batch stamped long ago (ProducerIDExpiration), whose broker may have
+	// forgotten the producer and would take a resend as a second copy —
+	// the read that settles the attempt waits until then.
 	AnswerTimeout time.Duration
 
 	// history bounds the acknowledged batches a partition remembers for

@@ -128,9 +128,9 @@ type world struct {
 }
 
 // lateReq is a request the broker read before its connection dropped. The
-// broker processes it by the time the client would have had its answer
-// (by: sent + Config.AnswerTimeout), as a broker not stalled longer than a
-// request timeout does: at the next step, or before the clock passes by.
+// broker processes it within Config.AnswerTimeout of reading it (by: sent
+// + AnswerTimeout, the earliest bound), as a broker not stalled longer than
+// a request timeout does: at the next step, or before the clock passes by.
 type lateReq struct {
 	tp      TopicPartition
 	send    Send
