@@ -217,7 +217,7 @@ func TestPrograms(t *testing.T) {
 // the next offset of every partition it wrote to, sorted, against the log.
 func checkFatal(t *testing.T, out, topic string, log map[int32][]readback.Record) {
 	t.Helper()
-	require.Contains(t, out, "librdkafka version 2.16.0-rollsafe (0x21000ff)\n")
+	require.Contains(t, out, "librdkafka version 2.15.0-rollsafe (0x20f00ff)\n")
 	require.Contains(t, out, "FATAL ERROR: Fatal error: test_fatal_error: Testing fatal errors: terminating\n")
 	require.Contains(t, out, "GetFatalError: Fatal error: test_fatal_error: Testing fatal errors (code 45)\n")
 	require.Contains(t, out, "Logical offsets: end -2005\n")
