@@ -2,6 +2,7 @@ package kafka_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -29,12 +30,13 @@ const (
 // and nothing else is. "programs" runs the four confluent-kafka-go programs
 // (compiled with only their import line changed), one topic each;
 // "oauthbearer" produces through the broker's SASL OAUTHBEARER listeners
-// as a confluent-kafka-go application configures them. Without Java or
+// as a confluent-kafka-go application configures them, "reauth-60s"
+// with 5 s tokens for a minute. Without Java or
 // the Kafka jars it is skipped with kafkatest's message on how to fetch
 // them (and fails under CI=true). "metadata" compares GetMetadata,
 // QueryWatermarkOffsets and OffsetsForTimes with kcat's answers, "purge"
 // purges while a partition's leader is paused (runPurge). Cost: one
-// cluster launch (tens of seconds) plus about 20 s.
+// cluster launch (tens of seconds) plus about 80 s.
 func TestOnRealKafka(t *testing.T) {
 	kafkatest.Require(t)
 	dir := buildPrograms(t)
@@ -44,7 +46,7 @@ func TestOnRealKafka(t *testing.T) {
 	}})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	topics := []string{"oauth-jwt", "oauth-refresh", "metadata", "purge-queue", "purge-inflight"}
+	topics := []string{"oauth-jwt", "oauth-refresh", "oauth-reauth", "metadata", "purge-queue", "purge-inflight"}
 	for _, name := range producerPrograms {
 		topics = append(topics, "confluent-"+name)
 	}
@@ -103,6 +105,7 @@ func TestOnRealKafka(t *testing.T) {
 	t.Run("oauthbearer", func(t *testing.T) {
 		t.Run("unsecure-jwt", func(t *testing.T) { oauthUnsecureJWT(t, c) })
 		t.Run("refresh-events-tls", func(t *testing.T) { oauthRefreshEvents(t, c) })
+		t.Run("reauth-60s", func(t *testing.T) { oauthReauthRun(t, c) })
 	})
 }
 
@@ -192,4 +195,37 @@ func oauthRefreshEvents(t *testing.T, c *kafkatest.Cluster) {
 	}
 	require.GreaterOrEqual(t, refreshes, 3, "refresh events at 80%% of each 4 s token's lifetime over about 10 s")
 	verify(t, c.Addrs(), topic, vals, got, true)
+}
+
+// oauthReauthRun is TestOAuthBearerReauthNoBursts's run on Kafka, through
+// the SASL_PLAINTEXT listener: 5 s tokens with whole-second claims for
+// 60 s. The brokers' answers are read on the wire by the listener's
+// proxies (kafkatest.Proxy.WatchSASL): every authentication accepted,
+// every session ending when its token expires, and per connection the
+// same counts and spacing as on the sim; every message in the log once.
+func oauthReauthRun(t *testing.T, c *kafkatest.Cluster) {
+	nodes := int32(len(c.Addrs()))
+	for id := range nodes {
+		c.ListenerProxy(lnOAuth, id).WatchSASL()
+	}
+	p := realProducer(t, c.ListenerAddrs(lnOAuth), kafka.ConfigMap{
+		"security.protocol": "sasl_plaintext", "sasl.mechanisms": "OAUTHBEARER",
+		"sasl.oauthbearer.config": "principal=orders-svc",
+	})
+	topic := "oauth-reauth"
+	run := produceReauthRun(t, p, topic)
+	per := map[string][]authEvent{}
+	for id := range nodes {
+		for _, a := range c.ListenerProxy(lnOAuth, id).SASLAuths() {
+			k := fmt.Sprintf("node %d conn %d", id, a.Conn)
+			require.True(t, a.Accepted(), "%s: authentication refused or unanswered: %+v", k, a)
+			// Kafka ends the session when the token expires.
+			require.True(t, a.SessionLifetime > 0 && a.SessionLifetime <= reauthTokenLife, "%s: session lifetime %v", k, a.SessionLifetime)
+			per[k] = append(per[k], authEvent{at: a.Answered, reauth: a.Reauth, lifetime: a.SessionLifetime})
+		}
+	}
+	full := checkReauths(t, per, run.start)
+	run.checkRefreshes(t)
+	require.GreaterOrEqual(t, full, int(nodes), "connections lasting the run (one per broker at least)")
+	verify(t, c.Addrs(), topic, run.values, run.got, true)
 }
