@@ -38,12 +38,12 @@ const (
 // programNames are the programs built: TestPrograms runs producerPrograms
 // (on the sim; TestOnRealKafka on Kafka), TestOAuthProgram runs "oauth",
 // TestSeedSideBySide runs "lines".
-var programNames = []string{"async", "events", "sync", "keyed", "fatal", "oauth", "lines"}
+var programNames = []string{"async", "events", "sync", "keyed", "fatal", "channel", "oauth", "lines"}
 
 // producerPrograms run against a plaintext cluster, with their counts.
 var (
-	producerPrograms = []string{"async", "events", "sync", "keyed", "fatal"}
-	programCounts    = map[string]int{"async": 3000, "events": 3000, "sync": 200, "keyed": 2000, "fatal": 500}
+	producerPrograms = []string{"async", "events", "sync", "keyed", "fatal", "channel"}
+	programCounts    = map[string]int{"async": 3000, "events": 3000, "sync": 200, "keyed": 2000, "fatal": 500, "channel": 1000}
 )
 
 var (
