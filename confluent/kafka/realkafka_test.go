@@ -35,7 +35,8 @@ const (
 // the Kafka jars it is skipped with kafkatest's message on how to fetch
 // them (and fails under CI=true). "metadata" compares GetMetadata,
 // QueryWatermarkOffsets and OffsetsForTimes with kcat's answers, "purge"
-// purges while a partition's leader is paused (runPurge). Cost: one
+// purges while a partition's leader is paused (runPurge), "auto-create"
+// has brokers create a topic for it (realAutoCreate). Cost: one
 // cluster launch (tens of seconds) plus about 80 s.
 func TestOnRealKafka(t *testing.T) {
 	kafkatest.Require(t)
@@ -43,7 +44,7 @@ func TestOnRealKafka(t *testing.T) {
 	c := kafkatest.LaunchT(t, kafkatest.Config{Listeners: []kafkatest.Listener{
 		{Name: lnOAuth, Protocol: kafkatest.ProtocolSASLPlaintext, Mechanisms: []string{kafkatest.MechanismOAuthBearer}},
 		{Name: lnOAuthTLS, Protocol: kafkatest.ProtocolSASLSSL, Mechanisms: []string{kafkatest.MechanismOAuthBearer}},
-	}})
+	}, Props: map[string]string{"auto.create.topics.enable": "true", "num.partitions": "3", "default.replication.factor": "3"}})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	topics := []string{"oauth-jwt", "oauth-refresh", "oauth-reauth", "metadata", "purge-queue", "purge-inflight"}
@@ -102,11 +103,39 @@ func TestOnRealKafka(t *testing.T) {
 			})
 		}
 	})
+	t.Run("auto-create", func(t *testing.T) { realAutoCreate(t, c) })
 	t.Run("oauthbearer", func(t *testing.T) {
 		t.Run("unsecure-jwt", func(t *testing.T) { oauthUnsecureJWT(t, c) })
 		t.Run("refresh-events-tls", func(t *testing.T) { oauthRefreshEvents(t, c) })
 		t.Run("reauth-60s", func(t *testing.T) { oauthReauthRun(t, c) })
 	})
+}
+
+// realAutoCreate: on brokers with auto.create.topics.enable, the drop-in
+// (allow.auto.create.topics, true by default as librdkafka's producer)
+// has a topic nobody created made for it and delivers to it; with
+// allow.auto.create.topics=false the topic stays unknown and the message
+// fails ErrUnknownTopicOrPart, not persisted.
+func realAutoCreate(t *testing.T, c *kafkatest.Cluster) {
+	created := "auto-created"
+	p := realProducer(t, c.Addrs(), nil)
+	vs := values("auto", 200)
+	for _, v := range vs {
+		require.NoError(t, p.Produce(msg(&created, v), nil))
+	}
+	verify(t, c.Addrs(), created, vs, drain(t, p.Events(), len(vs)), true)
+
+	off := realProducer(t, c.Addrs(), kafka.ConfigMap{"allow.auto.create.topics": false, "topic.metadata.propagation.max.ms": 2000})
+	never := "never-created"
+	require.NoError(t, off.Produce(msg(&never, "x"), nil))
+	for _, r := range drain(t, off.Events(), 1) {
+		require.False(t, r.acked)
+		require.Equal(t, kafka.MsgStatusNotPersisted, r.status)
+	}
+	md, err := off.GetMetadata(nil, true, 5000)
+	require.NoError(t, err)
+	require.NotContains(t, md.Topics, never)
+	require.Len(t, md.Topics[created].Partitions, 3, "created with the brokers' num.partitions")
 }
 
 // realProducer makes a producer on the listener addrs with props, closed
