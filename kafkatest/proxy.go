@@ -56,12 +56,18 @@ type Proxy struct {
 	conns  map[*link]struct{}
 	closed bool
 	wg     sync.WaitGroup
+
+	watchSASL bool   // WatchSASL: new links read their frames
+	nconn     uint64 // links watched so far
+	saslMu    sync.Mutex
+	auths     []SASLAuth
 }
 
 // link is one proxied client connection and its broker-side twin.
 type link struct {
 	client, broker net.Conn
 	once           sync.Once
+	sasl           *saslWatch // nil unless the proxy watches SASL
 }
 
 func (l *link) close() {
@@ -165,6 +171,9 @@ func (p *Proxy) accept() {
 			continue
 		}
 		l := &link{client: c}
+		if p.watchSASL {
+			l.sasl = p.newSASLWatch()
+		}
 		p.conns[l] = struct{}{}
 		p.wg.Add(1)
 		p.mu.Unlock()
@@ -245,6 +254,11 @@ func (p *Proxy) pump(l *link, dst, src net.Conn) {
 				_ = tc.CloseWrite() // pass the close on after the bytes before it
 			}
 			return
+		}
+		if l.sasl != nil {
+			// Before the bytes go on: the answer to a request is
+			// never read before the request.
+			l.sasl.feed(src == l.client, c.buf)
 		}
 		if _, err := dst.Write(c.buf); err != nil {
 			return

@@ -145,9 +145,9 @@ func AutoCreateTopics(partitions int32, replication int) Option {
 	return func(c *config) { c.autoCreate = &topicSpec{partitions: partitions, replication: replication} }
 }
 
-// RecorderLimit bounds how many request/response exchanges and produce
-// records the Recorder keeps (the oldest go first). Default 10000; <= 0
-// keeps everything.
+// RecorderLimit bounds how many request/response exchanges, produce
+// records and SASL authentications the Recorder keeps (the oldest go
+// first). Default 10000; <= 0 keeps everything.
 func RecorderLimit(n int) Option { return func(c *config) { c.recorderLimit = n } }
 
 // MaxBatchBytes sets the largest record batch accepted (Kafka's

@@ -43,13 +43,28 @@ type ProduceRecord struct {
 	Outcome       string // what happened to the response
 }
 
-// Recorder keeps every exchange and produced partition batch, bounded by
-// RecorderLimit. It is safe for concurrent use.
+// Authentication is one successful SASL authentication of a connection,
+// as the broker completed it: the first on a connection, or a KIP-368
+// re-authentication.
+type Authentication struct {
+	Time      time.Time // on the clock session lifetimes are counted by
+	Broker    int32
+	Conn      uint64 // per-broker connection number, as in Exchange
+	Mechanism string
+	Principal string
+	Reauth    bool          // a re-authentication of an authenticated connection
+	Lifetime  time.Duration // the session's lifetime (0: none); it ends at Time+Lifetime
+}
+
+// Recorder keeps every exchange, produced partition batch and successful
+// SASL authentication, each bounded by RecorderLimit. It is safe for
+// concurrent use.
 type Recorder struct {
 	mu        sync.Mutex
 	limit     int
 	exchanges []Exchange
 	produces  []ProduceRecord
+	auths     []Authentication
 }
 
 func newRecorder(limit int) *Recorder { return &Recorder{limit: limit} }
@@ -75,6 +90,12 @@ func (r *Recorder) produce(p ...ProduceRecord) {
 	r.mu.Unlock()
 }
 
+func (r *Recorder) authentication(a Authentication) {
+	r.mu.Lock()
+	r.auths = trim(append(r.auths, a), r.limit)
+	r.mu.Unlock()
+}
+
 // Exchanges returns a copy of the recorded exchanges, oldest first.
 func (r *Recorder) Exchanges() []Exchange {
 	r.mu.Lock()
@@ -89,10 +110,18 @@ func (r *Recorder) Produces() []ProduceRecord {
 	return append([]ProduceRecord(nil), r.produces...)
 }
 
+// Authentications returns a copy of the recorded successful SASL
+// authentications, oldest first.
+func (r *Recorder) Authentications() []Authentication {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Authentication(nil), r.auths...)
+}
+
 // Reset forgets everything recorded so far.
 func (r *Recorder) Reset() {
 	r.mu.Lock()
-	r.exchanges, r.produces = nil, nil
+	r.exchanges, r.produces, r.auths = nil, nil, nil
 	r.mu.Unlock()
 }
 

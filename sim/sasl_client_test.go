@@ -78,6 +78,9 @@ type scramClient struct {
 	cnonce     string
 	bare       string
 	serverSig  []byte
+	// repeatNonce sends the client nonce again in front of the server's
+	// in the client-final message, as librdkafka before 2.6.1 does.
+	repeatNonce bool
 }
 
 func (s *scramClient) mac(key []byte, msg string) []byte {
@@ -128,6 +131,9 @@ func (s *scramClient) next(challenge []byte) ([]byte, error) {
 	h.Write(clientKey)
 	storedKey := h.Sum(nil)
 	withoutProof := "c=biws,r=" + nonce
+	if s.repeatNonce {
+		withoutProof = "c=biws,r=" + s.cnonce + nonce
+	}
 	authMessage := s.bare + "," + serverFirst + "," + withoutProof
 	proof := s.mac(storedKey, authMessage)
 	for i := range proof {

@@ -193,6 +193,8 @@ func (s *saslConn) complete() time.Duration {
 	}
 	s.b.c.log.Info("SASL authenticated", "broker", s.b.id, "conn", s.connID, "mechanism", s.mech,
 		"reauthentication", s.reauth, "raw", s.raw, "session_lifetime", lifetime)
+	s.b.c.rec.authentication(Authentication{Time: now, Broker: s.b.id, Conn: s.connID, Mechanism: s.mech,
+		Principal: s.user, Reauth: s.reauth, Lifetime: lifetime})
 	s.reauth, s.raw = false, false
 	return lifetime
 }

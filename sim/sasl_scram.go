@@ -170,7 +170,10 @@ func (s *scramExchange) clientFinal(msg string) ([]byte, bool, error) {
 	if attrs[0][2:] != base64.StdEncoding.EncodeToString([]byte(s.gs2)) {
 		return s.fail("channel binding does not match the gs2 header")
 	}
-	if !hmac.Equal([]byte(attrs[1][2:]), []byte(s.nonce)) {
+	// As Kafka checks it (ScramSaslServer, from 3.8.1): the nonce ends
+	// with the server's. librdkafka before 2.6.1 sends its own nonce
+	// again in front of the server's (which already begins with it).
+	if !strings.HasSuffix(attrs[1][2:], s.nonce) {
 		return s.fail("nonce mismatch")
 	}
 	proof, err := base64.StdEncoding.DecodeString(proofB64)

@@ -98,10 +98,24 @@ func TestScramMalformed(t *testing.T) {
 			t.Fatalf("client-final %q: done=%t %v", final, done, err)
 		}
 	}
-	// A complete exchange refuses more messages.
+	// librdkafka before 2.6.1 repeats its nonce in front of the server's:
+	// Kafka accepts the nonce since it ends with the server's.
 	ex, n := start()
+	old := &scramClient{h: b.hash, user: "carol", pass: "pw", cnonce: "abc", bare: "n=carol,r=abc", repeatNonce: true}
+	msg, err := old.next([]byte("r=" + n + ",s=" + base64.StdEncoding.EncodeToString([]byte("saltsaltsaltsalt")) + ",i=4096"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(msg), "c=biws,r=abc"+n+",") {
+		t.Fatalf("client-final %q", msg)
+	}
+	if out, done, err := ex.step(msg); err != nil || !done || old.final(out) != nil {
+		t.Fatalf("client-final with the nonce repeated: %q %t %v", out, done, err)
+	}
+	// A complete exchange refuses more messages.
+	ex, n = start()
 	cl := &scramClient{h: b.hash, user: "carol", pass: "pw", cnonce: "abc", bare: "n=carol,r=abc"}
-	msg, err := cl.next([]byte("r=" + n + ",s=" + base64.StdEncoding.EncodeToString([]byte("saltsaltsaltsalt")) + ",i=4096"))
+	msg, err = cl.next([]byte("r=" + n + ",s=" + base64.StdEncoding.EncodeToString([]byte("saltsaltsaltsalt")) + ",i=4096"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -238,6 +238,8 @@ func TestSASLSessionLifetime(t *testing.T) {
 		}
 	})
 	t.Run("reauthenticated", func(t *testing.T) {
+		c.Recorder().Reset()
+		began := clk.Now()
 		tc := dial(t, addr)
 		tc.mustLogin(2, MechScramSHA512, "alice", "pw")
 		clk.Advance(50 * time.Second)
@@ -254,6 +256,21 @@ func TestSASLSessionLifetime(t *testing.T) {
 		tc.do(metadataAll())
 		clk.Advance(time.Minute)
 		tc.expectNoAnswer(metadataAll())
+		// The Recorder keeps the connection's three authentications.
+		as := c.Recorder().Authentications()
+		if len(as) != 3 {
+			t.Fatalf("%d authentications recorded, want 3: %+v", len(as), as)
+		}
+		for i, a := range as {
+			at := began.Add(time.Duration(i) * 50 * time.Second)
+			if i == 2 {
+				at = began.Add(110 * time.Second)
+			}
+			if a.Conn != as[0].Conn || a.Broker != 0 || a.Reauth != (i > 0) || !a.Time.Equal(at) ||
+				a.Lifetime != time.Minute || a.Principal != "alice" || a.Mechanism != MechScramSHA512 {
+				t.Fatalf("authentication %d: %+v", i, a)
+			}
+		}
 	})
 	t.Run("other principal", func(t *testing.T) {
 		tc := dial(t, addr)

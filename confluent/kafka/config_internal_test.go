@@ -23,6 +23,11 @@ var propertyCases = []struct {
 	check func(t *testing.T, s settings)
 }{
 	{"bootstrap.servers", "PLAINTEXT://a:1, b:2", func(t *testing.T, s settings) { require.Equal(t, []string{"a:1", "b:2"}, s.brokers) }},
+	// As librdkafka reads them: no port is 9092, an IPv6 host in brackets
+	// before a port, a URL's path ignored.
+	{"bootstrap.servers", "localhost,plaintext://b/x, [::1]:9, ::1,[fe80::1],10.0.0.1", func(t *testing.T, s settings) {
+		require.Equal(t, []string{"localhost:9092", "b:9092", "[::1]:9", "[::1]:9092", "[fe80::1]:9092", "10.0.0.1:9092"}, s.brokers)
+	}},
 	{"metadata.broker.list", "c:3", func(t *testing.T, s settings) { require.Equal(t, []string{"c:3"}, s.brokers) }},
 	{"client.id", "svc", func(t *testing.T, s settings) { require.Equal(t, "svc", s.clientID) }},
 	{"acks", "all", func(t *testing.T, s settings) { require.Equal(t, client.AcksAll, s.acks) }},

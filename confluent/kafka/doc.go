@@ -17,7 +17,7 @@
 // (ErrMsgTimedOut, ErrQueueFull, …); the Handle interface that
 // OAUTHBEARER token handlers take (SetOAuthBearerToken,
 // SetOAuthBearerTokenFailure), TestFatalError and LibraryVersion (the
-// librdkafka release followed, 2.16.0).
+// librdkafka release followed, 2.15.0).
 //
 // What differs: there is no Consumer, AdminClient or transactions API
 // (InitTransactions…); a program using them does not compile. The

@@ -33,16 +33,17 @@ var _ Handle = (*Producer)(nil)
 // librdkafka's version whose behaviour and configuration this package
 // follows, as LibraryVersion reports it.
 const (
-	libraryVersion    = 0x021000ff // 2.16.0, released (0xff)
-	libraryVersionStr = "2.16.0-rollsafe"
+	libraryVersion    = 0x020f00ff // 2.15.0, released (0xff)
+	libraryVersionStr = "2.15.0-rollsafe"
 )
 
 // LibraryVersion returns the underlying librdkafka library version as a
 // (version_int, version_str) tuple. There is no librdkafka here: it is the
 // librdkafka release whose producer behaviour and properties this package
-// follows (2.16.0, as 0x021000ff: major, minor, revision, 0xff for a
-// release), and its version string with a "-rollsafe" suffix, so that
-// version checks written for confluent-kafka-go keep working.
+// follows — 2.15.0, the one confluent-kafka-go bundles, as 0x020f00ff
+// (major, minor, revision, 0xff for a release) — and its version string
+// with a "-rollsafe" suffix, so that version checks written for
+// confluent-kafka-go (which requires 0x020f00ff or later) keep working.
 func LibraryVersion() (int, string) {
 	return libraryVersion, libraryVersionStr
 }

@@ -2,6 +2,7 @@ package kafka_test
 
 import (
 	"context"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -17,13 +18,19 @@ import (
 // readOAuth reads topic back over SASL OAUTHBEARER.
 func readOAuth(t *testing.T, c *sim.Cluster, values []string, got map[string]report) {
 	t.Helper()
+	readOAuthOver(t, c, nil, values, got)
+}
+
+// readOAuthOver is readOAuth dialing with dial (nil: TCP).
+func readOAuthOver(t *testing.T, c *sim.Cluster, dial func(context.Context, string, string) (net.Conn, error), values []string, got map[string]report) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	tok := func(context.Context) (protocol.OAuthBearerToken, error) {
 		now := time.Now()
 		return protocol.OAuthBearerToken{Value: sim.UnsecuredJWT("reader", now, now.Add(time.Hour), nil)}, nil
 	}
-	log, err := readback.ReadTopicConn(ctx, c.Addrs(), "t", protocol.ConnConfig{Authenticate: protocol.SASL(protocol.SASLOAuthBearer(tok))})
+	log, err := readback.ReadTopicConn(ctx, c.Addrs(), "t", protocol.ConnConfig{Authenticate: protocol.SASL(protocol.SASLOAuthBearer(tok)), Dial: dial})
 	require.NoError(t, err)
 	produced := make([]readback.Produced, len(values))
 	for i, v := range values {

@@ -101,6 +101,13 @@ const confWarnLevel = 4
 //	go.logs.channel.enable (bool, false) - Forward log to Logs() channel.
 //	go.logs.channel (chan kafka.LogEvent, nil) - Forward logs to application-provided channel instead of Logs(). Requires go.logs.channel.enable=true.
 func NewProducer(conf *ConfigMap) (*Producer, error) {
+	return newProducer(conf, nil)
+}
+
+// newProducer is NewProducer with extra client options applied after the
+// configuration's (the package's tests give an in-memory network's dialer
+// and client.SyncTest).
+func newProducer(conf *ConfigMap, extra []client.Option) (*Producer, error) {
 	s, err := readConfig(conf)
 	if err != nil {
 		return nil, err
@@ -143,7 +150,7 @@ func NewProducer(conf *ConfigMap) (*Producer, error) {
 		}
 		opts = append(opts, client.WithLogger(slog.New(&logHandler{name: p.name, max: s.logLevel, q: logs})))
 	}
-	c, err := client.NewProducer(opts...)
+	c, err := client.NewProducer(append(opts, extra...)...)
 	if err != nil {
 		return nil, Error{code: ErrInvalidArg, str: err.Error(), err: err}
 	}

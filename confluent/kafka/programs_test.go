@@ -38,12 +38,12 @@ const (
 // programNames are the programs built: TestPrograms runs producerPrograms
 // (on the sim; TestOnRealKafka on Kafka), TestOAuthProgram runs "oauth",
 // TestSeedSideBySide runs "lines".
-var programNames = []string{"async", "events", "sync", "keyed", "fatal", "oauth", "lines"}
+var programNames = []string{"async", "events", "sync", "keyed", "fatal", "channel", "oauth", "lines"}
 
 // producerPrograms run against a plaintext cluster, with their counts.
 var (
-	producerPrograms = []string{"async", "events", "sync", "keyed", "fatal"}
-	programCounts    = map[string]int{"async": 3000, "events": 3000, "sync": 200, "keyed": 2000, "fatal": 500}
+	producerPrograms = []string{"async", "events", "sync", "keyed", "fatal", "channel"}
+	programCounts    = map[string]int{"async": 3000, "events": 3000, "sync": 200, "keyed": 2000, "fatal": 500, "channel": 1000}
 )
 
 var (
@@ -217,7 +217,7 @@ func TestPrograms(t *testing.T) {
 // the next offset of every partition it wrote to, sorted, against the log.
 func checkFatal(t *testing.T, out, topic string, log map[int32][]readback.Record) {
 	t.Helper()
-	require.Contains(t, out, "librdkafka version 2.16.0-rollsafe (0x21000ff)\n")
+	require.Contains(t, out, "librdkafka version 2.15.0-rollsafe (0x20f00ff)\n")
 	require.Contains(t, out, "FATAL ERROR: Fatal error: test_fatal_error: Testing fatal errors: terminating\n")
 	require.Contains(t, out, "GetFatalError: Fatal error: test_fatal_error: Testing fatal errors (code 45)\n")
 	require.Contains(t, out, "Logical offsets: end -2005\n")

@@ -19,18 +19,14 @@ import (
 // (TestConfluentDoc); testdata/librdkafka-2.15.0-properties.txt holds
 // librdkafka's list, which TestTableCoversLibrdkafka checks it against.
 var properties = []property{
-	{names: []string{"bootstrap.servers", "metadata.broker.list"}, scope: both, does: applied, doc: "client.Brokers: \"host:port,…\"; a \"PLAINTEXT://\" prefix is dropped. Required.", set: func(s *settings, n string, v ConfigValue) error {
+	{names: []string{"bootstrap.servers", "metadata.broker.list"}, scope: both, does: applied, doc: "client.Brokers: \"host:port,…\"; as in librdkafka, a host without a port is on 9092 and a \"PLAINTEXT://\" prefix is dropped. Required.", set: func(s *settings, n string, v ConfigValue) error {
 		str, err := configString(n, v)
 		if err != nil {
 			return err
 		}
 		s.brokers = nil
 		for _, b := range strings.Split(str, ",") {
-			b = strings.TrimSpace(b)
-			if _, rest, ok := strings.Cut(b, "://"); ok { // PLAINTEXT://host:port, as librdkafka allows
-				b = rest
-			}
-			if b != "" {
+			if b = brokerAddr(b); b != "" {
 				s.brokers = append(s.brokers, b)
 			}
 		}

@@ -2,6 +2,7 @@ package kafka_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -29,22 +30,24 @@ const (
 // and nothing else is. "programs" runs the four confluent-kafka-go programs
 // (compiled with only their import line changed), one topic each;
 // "oauthbearer" produces through the broker's SASL OAUTHBEARER listeners
-// as a confluent-kafka-go application configures them. Without Java or
+// as a confluent-kafka-go application configures them, "reauth-60s"
+// with 5 s tokens for a minute. Without Java or
 // the Kafka jars it is skipped with kafkatest's message on how to fetch
 // them (and fails under CI=true). "metadata" compares GetMetadata,
 // QueryWatermarkOffsets and OffsetsForTimes with kcat's answers, "purge"
-// purges while a partition's leader is paused (runPurge). Cost: one
-// cluster launch (tens of seconds) plus about 20 s.
+// purges while a partition's leader is paused (runPurge), "auto-create"
+// has brokers create a topic for it (realAutoCreate). Cost: one
+// cluster launch (tens of seconds) plus about 80 s.
 func TestOnRealKafka(t *testing.T) {
 	kafkatest.Require(t)
 	dir := buildPrograms(t)
 	c := kafkatest.LaunchT(t, kafkatest.Config{Listeners: []kafkatest.Listener{
 		{Name: lnOAuth, Protocol: kafkatest.ProtocolSASLPlaintext, Mechanisms: []string{kafkatest.MechanismOAuthBearer}},
 		{Name: lnOAuthTLS, Protocol: kafkatest.ProtocolSASLSSL, Mechanisms: []string{kafkatest.MechanismOAuthBearer}},
-	}})
+	}, Props: map[string]string{"auto.create.topics.enable": "true", "num.partitions": "3", "default.replication.factor": "3"}})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	topics := []string{"oauth-jwt", "oauth-refresh", "metadata", "purge-queue", "purge-inflight"}
+	topics := []string{"oauth-jwt", "oauth-refresh", "oauth-reauth", "metadata", "purge-queue", "purge-inflight"}
 	for _, name := range producerPrograms {
 		topics = append(topics, "confluent-"+name)
 	}
@@ -100,10 +103,39 @@ func TestOnRealKafka(t *testing.T) {
 			})
 		}
 	})
+	t.Run("auto-create", func(t *testing.T) { realAutoCreate(t, c) })
 	t.Run("oauthbearer", func(t *testing.T) {
 		t.Run("unsecure-jwt", func(t *testing.T) { oauthUnsecureJWT(t, c) })
 		t.Run("refresh-events-tls", func(t *testing.T) { oauthRefreshEvents(t, c) })
+		t.Run("reauth-60s", func(t *testing.T) { oauthReauthRun(t, c) })
 	})
+}
+
+// realAutoCreate: on brokers with auto.create.topics.enable, the drop-in
+// (allow.auto.create.topics, true by default as librdkafka's producer)
+// has a topic nobody created made for it and delivers to it; with
+// allow.auto.create.topics=false the topic stays unknown and the message
+// fails ErrUnknownTopicOrPart, not persisted.
+func realAutoCreate(t *testing.T, c *kafkatest.Cluster) {
+	created := "auto-created"
+	p := realProducer(t, c.Addrs(), nil)
+	vs := values("auto", 200)
+	for _, v := range vs {
+		require.NoError(t, p.Produce(msg(&created, v), nil))
+	}
+	verify(t, c.Addrs(), created, vs, drain(t, p.Events(), len(vs)), true)
+
+	off := realProducer(t, c.Addrs(), kafka.ConfigMap{"allow.auto.create.topics": false, "topic.metadata.propagation.max.ms": 2000})
+	never := "never-created"
+	require.NoError(t, off.Produce(msg(&never, "x"), nil))
+	for _, r := range drain(t, off.Events(), 1) {
+		require.False(t, r.acked)
+		require.Equal(t, kafka.MsgStatusNotPersisted, r.status)
+	}
+	md, err := off.GetMetadata(nil, true, 5000)
+	require.NoError(t, err)
+	require.NotContains(t, md.Topics, never)
+	require.Len(t, md.Topics[created].Partitions, 3, "created with the brokers' num.partitions")
 }
 
 // realProducer makes a producer on the listener addrs with props, closed
@@ -192,4 +224,37 @@ func oauthRefreshEvents(t *testing.T, c *kafkatest.Cluster) {
 	}
 	require.GreaterOrEqual(t, refreshes, 3, "refresh events at 80%% of each 4 s token's lifetime over about 10 s")
 	verify(t, c.Addrs(), topic, vals, got, true)
+}
+
+// oauthReauthRun is TestOAuthBearerReauthNoBursts's run on Kafka, through
+// the SASL_PLAINTEXT listener: 5 s tokens with whole-second claims for
+// 60 s. The brokers' answers are read on the wire by the listener's
+// proxies (kafkatest.Proxy.WatchSASL): every authentication accepted,
+// every session ending when its token expires, and per connection the
+// same counts and spacing as on the sim; every message in the log once.
+func oauthReauthRun(t *testing.T, c *kafkatest.Cluster) {
+	nodes := int32(len(c.Addrs()))
+	for id := range nodes {
+		c.ListenerProxy(lnOAuth, id).WatchSASL()
+	}
+	p := realProducer(t, c.ListenerAddrs(lnOAuth), kafka.ConfigMap{
+		"security.protocol": "sasl_plaintext", "sasl.mechanisms": "OAUTHBEARER",
+		"sasl.oauthbearer.config": "principal=orders-svc",
+	})
+	topic := "oauth-reauth"
+	run := produceReauthRun(t, p, topic)
+	per := map[string][]authEvent{}
+	for id := range nodes {
+		for _, a := range c.ListenerProxy(lnOAuth, id).SASLAuths() {
+			k := fmt.Sprintf("node %d conn %d", id, a.Conn)
+			require.True(t, a.Accepted(), "%s: authentication refused or unanswered: %+v", k, a)
+			// Kafka ends the session when the token expires.
+			require.True(t, a.SessionLifetime > 0 && a.SessionLifetime <= reauthTokenLife, "%s: session lifetime %v", k, a.SessionLifetime)
+			per[k] = append(per[k], authEvent{at: a.Answered, reauth: a.Reauth, lifetime: a.SessionLifetime})
+		}
+	}
+	full := checkReauths(t, per, run.start)
+	run.checkRefreshes(t)
+	require.GreaterOrEqual(t, full, int(nodes), "connections lasting the run (one per broker at least)")
+	verify(t, c.Addrs(), topic, run.values, run.got, true)
 }
