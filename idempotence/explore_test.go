@@ -320,9 +320,6 @@ func TestRandomWalk(t *testing.T) {
 		}
 		// Every fifth walk replays historical events: records stamped two
 		// days ago, whose producer the leader forgets before every step.
-		// (Requests processed late stay out of these walks: a copy a
-		// broker appends after the producer's read, with the producer
-		// forgotten, is the limit README's known limits name.)
 		forgetful := seed%5 == 0
 		if forgetful {
 			w = newWorldStamped(w, w.now.Add(-48*time.Hour))
@@ -333,10 +330,16 @@ func TestRandomWalk(t *testing.T) {
 		// Broker feature levels: one walk in four plays a broker before
 		// Kafka 2.3 (no log end in a read); one in three has leader
 		// elections leave a trailing high watermark for up to 15 reads.
-		// (Not with a forgetful leader: a broker before 2.5 answers
-		// UNKNOWN_PRODUCER_ID to a producer it forgot, it does not take
-		// its batch at any sequence.)
-		w.noEndOffset = rng2.IntN(4) == 0 && !forgetful
+		// A broker without the log end (before 2.3) also has the sequence
+		// rules before 2.5 (pre25: UNKNOWN_PRODUCER_ID to a producer it
+		// forgot, at any sequence but 0). In walks with deadlines it
+		// does not describe producers either (before 2.8), as a real one:
+		// an outcome it cannot settle stays unknown until its deadline
+		// (without deadlines the partition would read forever), and only
+		// those walks combine it with a forgetting leader.
+		w.noEndOffset = rng2.IntN(4) == 0 && (!forgetful || deadlines)
+		w.m.pre25 = w.noEndOffset
+		w.noDescribe = w.noEndOffset && deadlines
 		lagging := rng2.IntN(3) == 0
 		if truncations && rng2.IntN(2) == 0 {
 			w.deep = rng2 // unclean elections take up to 6 batches
@@ -508,7 +511,13 @@ func (w *world) enqueueOn(tp TopicPartition, n int, rng ...*rand.Rand) {
 		}
 		w.wb[w.nextID] = &wbatch{tp: tp, idx: last, width: 1, records: recs, offset: -2}
 		w.ids = append(w.ids, w.nextID)
-		w.pr.enqueue(tp, w.nextID, recs, time.Time{}, w.stamp)
+		var deadline time.Time
+		if w.noDescribe {
+			// Where an outcome may stay unknown until its deadline, every
+			// batch has one.
+			deadline = w.now.Add(20 * time.Second)
+		}
+		w.pr.enqueue(tp, w.nextID, recs, deadline, w.stamp)
 		last++
 	}
 	w.pump()

@@ -53,6 +53,10 @@ type modelBroker struct {
 	// gone holds the logs of deleted topics' partitions (recreate): a
 	// batch there was written, to a log its topic's deletion took.
 	gone map[TopicPartition][]modelBatch
+	// pre25: sequence rules before Kafka 2.5 (KIP-360): a producer the
+	// partition holds no state of is refused (UNKNOWN_PRODUCER_ID) at any
+	// sequence but 0, not taken as new.
+	pre25 bool
 }
 
 func newModelBroker(epochPerPID bool) *modelBroker {
@@ -81,7 +85,10 @@ func (m *modelBroker) produce(tp TopicPartition, s Send, n int32) (code kafkaerr
 	switch {
 	case st == nil:
 		// No state: any sequence, except on a partition that never held a
-		// record (KAFKA-15591).
+		// record (KAFKA-15591); before 2.5, only 0.
+		if m.pre25 && s.BaseSequence != 0 {
+			return kafkaerr.UnknownProducerID, -1
+		}
 		if len(p.log) == 0 && s.BaseSequence != 0 {
 			return kafkaerr.OutOfOrderSequenceNumber, -1
 		}

@@ -218,3 +218,53 @@ func TestRuleNoAnswerReadWaitsForTheAnswerTimeout(t *testing.T) {
 		}},
 	})
 }
+
+// A broker that cannot show its log end (before Kafka 2.3) predates 2.5's
+// sequence rules too: having forgotten a producer, it refuses that
+// producer's batch at a sequence other than 0 (UNKNOWN_PRODUCER_ID) rather
+// than append it as a new one. So a read from it that does not show an
+// unknown batch stamped long ago — unprovable, the read may not reach the
+// earlier attempt — leaves a resend unchanged safe unless the batch starts
+// its epoch's sequence (0), where a broker that forgot the producer would
+// take it as a new batch. Found on a real Kafka 2.2.2 (`rollsafe demo
+// -kafka -kafka-version 2.2`: 3,082 records failed ErrOutcomeUnknown at a
+// leader's controlled shutdown, none of them needed to).
+func TestRuleNoLogEndOldStampsResendUnlessSequenceZero(t *testing.T) {
+	const age = 48 * time.Hour
+	run := func(r *rig, unknownID BatchID, want func(r *rig, ev []Event)) {
+		r.enqueueStamped(tp0, 1, r.now.Add(-age), 1, 2)
+		r.sendsAre(r.send(tp0), "1@3/0")
+		if unknownID == 2 {
+			r.ok(tp0, 1, 10)
+			r.delivered(r.take(), "1@10")
+			r.sendsAre(r.send(tp0), "2@3/1")
+		}
+		r.answer(tp0, unknownID, kafkaerr.RequestTimedOut, MaybeAppended, -1)
+		r.take()
+		r.later()
+		r.sendsAre(r.send(tp0))
+		rt := find[ReadTail](r.take())
+		r.is(len(rt) == 1, "no tail read: %v", rt)
+		tail := Tail{LogStartOffset: 0, HighWatermark: 10, LogEndOffset: -1}
+		if unknownID == 2 {
+			tail.HighWatermark = 11
+			tail.Batches = []TailBatch{{BaseOffset: 10, ProducerID: 1000, Epoch: 3, BaseSequence: 0, Records: 1}}
+		}
+		r.pr.tailRead(tp0, tail)
+		want(r, r.take())
+	}
+	runRules(t, []ruleCase{
+		{name: "sequence 1: resent unchanged", run: func(r *rig) {
+			run(r, 2, func(r *rig, ev []Event) {
+				r.none(ev, "failure", len(find[Failed](ev)))
+				r.later()
+				r.sendsAre(r.send(tp0), "2@3/1")
+			})
+		}},
+		{name: "sequence 0: outcome unknown", run: func(r *rig) {
+			run(r, 1, func(r *rig, ev []Event) {
+				r.failed(ev, 1, ErrOutcomeUnknown)
+			})
+		}},
+	})
+}

@@ -100,8 +100,11 @@ func (pr *Producer) tailRead(tp TopicPartition, t Tail) {
 		// — after expiry: the batch stays unknown below.)
 		// A broker that may have forgotten this producer accepts a resend
 		// as a new batch; without the leader's log end the read may not
-		// have reached the earlier attempt: unprovable.
-		blind := b.unknown && t.LogEndOffset < 0 && forgotten
+		// have reached the earlier attempt: unprovable. Such a broker
+		// (before 2.3) predates 2.5's sequence rules: having forgotten the
+		// producer it refuses any sequence but 0 (UNKNOWN_PRODUCER_ID), so
+		// only a batch opening its epoch's sequence is at risk.
+		blind := b.unknown && t.LogEndOffset < 0 && forgotten && b.seq == 0
 		if keep && !blind && !b.reported && b.fatal == nil && !b.tooLarge && !b.expired && p.stopped == nil {
 			continue // resent unchanged: in order after what the log holds
 		}

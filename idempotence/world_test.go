@@ -113,6 +113,9 @@ type world struct {
 	// noEndOffset: the broker predates OffsetForLeaderEpoch v3 (Kafka
 	// 2.3): a read comes without the leader's log end (-1).
 	noEndOffset bool
+	// noDescribe: the broker predates DescribeProducers (Kafka 2.8): a
+	// read does not describe the partition's producers.
+	noDescribe bool
 	// losses are the DataLoss events reported, per partition.
 	losses map[TopicPartition][]DataLoss
 	// recreated counts each partition's topic re-creations (recreate);
@@ -445,6 +448,9 @@ func (w *world) event(e Event) {
 		if w.noEndOffset {
 			t.LogEndOffset = -1
 		}
+		if w.noDescribe {
+			t.Described, t.Producers = false, nil
+		}
 		w.logf("  tail hw=%d end=%d described=%v batches=%v producers=%v", t.HighWatermark, t.LogEndOffset, t.Described, t.Batches, t.Producers)
 		w.pr.tailRead(e.TP, t)
 		// The followers catch up after the read: a batch the leader held
@@ -582,11 +588,16 @@ func (w *world) quiesce(allDelivered bool) {
 			w.fail("batch %d written %d times (over its topic's re-creations)", id, n)
 		}
 		if allDelivered && b.delivered == 0 && !errors.Is(b.failed, ErrTopicRecreated) &&
-			!(errors.Is(b.failed, ErrOutcomeUnknown) && (b.compacted || w.truncatedIn(b.tp))) {
+			!(errors.Is(b.failed, ErrOutcomeUnknown) && (b.compacted || w.truncatedIn(b.tp))) &&
+			!(errors.Is(b.failed, errUnknownUnproven) && w.noDescribe) {
 			// (A batch the cleaner removed before a read could see it —
 			// a late copy, say — cannot be proven either way; nor one
 			// whose partition an unclean election truncated. A batch of
-			// a deleted topic ends as it stood there.)
+			// a deleted topic ends as it stood there. Nor one a broker
+			// before 2.3 cannot settle: no log end, no DescribeProducers,
+			// so an unknown outcome the producer must not resend — after
+			// a desync, or opening its epoch's sequence where the broker
+			// may have forgotten the producer — stays unknown.)
 			w.fail("batch %d failed (%v) with only retriable faults", id, b.failed)
 		}
 	}

@@ -389,7 +389,13 @@ func (c *Cluster) ElectPreferredWait(ctx context.Context, topic string, partitio
 
 // Reassign sets the replicas of topic's partition (AlterPartitionReassignments,
 // API 45), preferred leader first, and waits until the reassignment is done.
+//
+// Kafka before 2.4 has no such request: there the broker's own
+// ReassignPartitionsCommand does it through ZooKeeper (reassign_zk.go).
 func (c *Cluster) Reassign(ctx context.Context, topic string, partition int32, replicas []int32) error {
+	if !c.cfg.Version.hasReassignAPI() {
+		return c.reassignTool(ctx, topic, partition, replicas)
+	}
 	req := kmsg.NewPtrAlterPartitionAssignmentsRequest()
 	req.TimeoutMillis = 30000
 	rt := kmsg.NewAlterPartitionAssignmentsRequestTopic()

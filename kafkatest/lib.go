@@ -61,7 +61,7 @@ func FindRuntime() (Runtime, error) { return FindRuntimeFor(DefaultVersion) }
 func FindRuntimeFor(v Version) (Runtime, error) {
 	v = v.orDefault()
 	lib := LibDirFor(v)
-	jar := filepath.Join(lib, "kafka_2.13-"+string(v)+".jar")
+	jar := filepath.Join(lib, "kafka_"+v.scala()+"-"+string(v)+".jar")
 	if _, err := os.Stat(jar); err != nil {
 		return Runtime{}, fmt.Errorf("%w: %s not found; %s", ErrUnavailable, jar, HowToRun)
 	}

@@ -22,6 +22,11 @@ const (
 	// with broker.id and zookeeper.connect; the controller is whichever
 	// broker won the election in ZooKeeper.
 	V2_8 Version = "2.8.1"
+	// V2_2 predates OffsetForLeaderEpoch v3 (a read shows no log end),
+	// DescribeProducers, topic ids and KIP-360's epoch bump by
+	// InitProducerId: the oldest broker the producer is run against. Run in
+	// ZooKeeper mode (ZooKeeper 3.4.13, from the same jars) like 2.8.1.
+	V2_2 Version = "2.2.2"
 )
 
 // DefaultVersion is the version a Config without one runs.
@@ -31,7 +36,7 @@ const DefaultVersion = V4_4
 const KafkaVersion = string(DefaultVersion)
 
 // Versions lists every version the harness runs, newest first.
-func Versions() []Version { return []Version{V4_4, V3_9, V2_8} }
+func Versions() []Version { return []Version{V4_4, V3_9, V2_8, V2_2} }
 
 // ParseVersion accepts a version's full name ("3.9.2") or its line
 // ("3.9"); "" is DefaultVersion.
@@ -64,7 +69,7 @@ func (v Version) orDefault() Version {
 func (v Version) String() string { return string(v.orDefault()) }
 
 // ZooKeeper reports whether v runs in ZooKeeper mode (not KRaft).
-func (v Version) ZooKeeper() bool { return v.orDefault() == V2_8 }
+func (v Version) ZooKeeper() bool { v = v.orDefault(); return v == V2_8 || v == V2_2 }
 
 // Mode names v's metadata mode: "KRaft" or "ZooKeeper".
 func (v Version) Mode() string {
@@ -73,3 +78,16 @@ func (v Version) Mode() string {
 	}
 	return "KRaft"
 }
+
+// scala is the Scala line of v's broker jar (kafka_<scala>-<version>.jar):
+// 2.13 from Kafka 2.4 on, 2.12 for 2.2.
+func (v Version) scala() string {
+	if v.orDefault() == V2_2 {
+		return "2.12"
+	}
+	return "2.13"
+}
+
+// hasReassignAPI reports whether v's brokers take AlterPartitionReassignments
+// (Kafka 2.4, KIP-455).
+func (v Version) hasReassignAPI() bool { return v.orDefault() != V2_2 }

@@ -8,7 +8,7 @@ import (
 
 func TestParseVersion(t *testing.T) {
 	for in, want := range map[string]Version{
-		"": V4_4, "4.4": V4_4, "4.4.0": V4_4, "3.9": V3_9, "3.9.2": V3_9, " 2.8 ": V2_8, "2.8.1": V2_8,
+		"": V4_4, "4.4": V4_4, "4.4.0": V4_4, "3.9": V3_9, "3.9.2": V3_9, " 2.8 ": V2_8, "2.8.1": V2_8, "2.2": V2_2, "2.2.2": V2_2,
 	} {
 		got, err := ParseVersion(in)
 		if err != nil || got != want {

@@ -47,7 +47,7 @@ var allScenarios = append(append([]versionScenario{one("clean", playClean)}, ciS
 
 // olderVersions are the versions TestKafkaVersions runs by default: the
 // ones before the package's own (4.4, which every other test runs on).
-var olderVersions = []kafkatest.Version{kafkatest.V3_9, kafkatest.V2_8}
+var olderVersions = []kafkatest.Version{kafkatest.V3_9, kafkatest.V2_8, kafkatest.V2_2}
 
 // versionPlan reads ROLLSAFE_KAFKA_VERSIONS: unset or empty, the CI
 // scenarios on every older version; "all", every scenario on every older
@@ -74,8 +74,9 @@ func versionPlan(env string) ([]kafkatest.Version, []versionScenario, error) {
 }
 
 // TestKafkaVersions plays conformance scenarios on the other Kafka
-// versions users run, each on a 3-broker cluster of its own: 3.9 (KRaft)
-// and 2.8.1 (ZooKeeper mode, the bug report's own broker). Each scenario
+// versions users run, each on a 3-broker cluster of its own: 3.9 (KRaft),
+// 2.8.1 (ZooKeeper mode, the bug report's own broker) and 2.2.2 (before
+// OffsetForLeaderEpoch v3, DescribeProducers, topic ids and KIP-360). Each scenario
 // reads the log back as on 4.4: nothing lost, duplicated or reordered,
 // every record at its acknowledged offset. By default (CI) the seed,
 // kill and zombie scenarios; ROLLSAFE_KAFKA_VERSIONS selects more (see

@@ -3,8 +3,8 @@
 //
 //	go run ./kafkatest/cmd/kafkacluster -brokers 3 -topic events:6
 //
-// -kafka-version runs another release kafkatest knows: 3.9 (KRaft) or
-// 2.8.1 (ZooKeeper mode: a ZooKeeper beside the brokers, stopped with
+// -kafka-version runs another release kafkatest knows: 3.9 (KRaft), 2.8.1
+// or 2.2.2 (ZooKeeper mode: a ZooKeeper beside the brokers, stopped with
 // them), e.g. -kafka-version 2.8.
 //
 // It prints the comma-separated bootstrap addresses on its first line,
@@ -85,7 +85,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kafkacluster", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	brokers := fs.Int("brokers", 3, "number of nodes (each broker and KRaft controller; in ZooKeeper mode brokers beside one ZooKeeper)")
-	version := fs.String("kafka-version", kafkatest.KafkaVersion, "Apache Kafka release to run (4.4, 3.9: KRaft; 2.8: ZooKeeper mode)")
+	version := fs.String("kafka-version", kafkatest.KafkaVersion, "Apache Kafka release to run (4.4, 3.9: KRaft; 2.8, 2.2: ZooKeeper mode)")
 	replication := fs.Int("replication", 0, "replication factor of -topic topics (default min(3, brokers))")
 	heap := fs.Int("heap-mb", 512, "maximum heap of each broker JVM, MB")
 	dir := fs.String("dir", "", "directory for configs, data and logs (default: a temporary one, removed at exit)")
