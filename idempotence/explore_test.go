@@ -473,6 +473,32 @@ func TestRandomWalk(t *testing.T) {
 				busy := w.busy()
 				w.step(busy[steps%len(busy)], fOK)
 			}
+			// A broker that neither shows its log end nor describes
+			// producers proves a truncation only by an acknowledgement
+			// landing over the lost offsets (README, known limits): write
+			// on until the log reaches past them.
+			for more := 0; w.noDescribe; more++ {
+				behind := false
+				for _, tp := range w.tps {
+					if w.m.part(tp).end < w.lostEnd(tp) {
+						behind = true
+						w.enqueueOn(tp, 1)
+					}
+				}
+				if !behind {
+					break
+				}
+				if more == 50 {
+					t.Fatalf("seed %d: the writes after the walk do not reach the lost offsets: %s", seed, w.dump())
+				}
+				for steps := 0; len(w.busy()) > 0; steps++ {
+					if steps == 200 {
+						t.Fatalf("seed %d: the write after the walk did not finish: %s", seed, w.dump())
+					}
+					busy := w.busy()
+					w.step(busy[steps%len(busy)], fOK)
+				}
+			}
 			w.quiesce(false)
 			if !w.sawTailErr {
 				w.checkLossExact()

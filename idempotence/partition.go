@@ -257,6 +257,25 @@ func (p *partition) overlapsRemembered(base int64, records int32, key tailKey) b
 	return p.forgot.overlaps(base, end)
 }
 
+// rememberedAbove reports an acknowledgement of b at base below offsets
+// the partition remembers of a batch numbered before b (history, anchor or
+// forgotten run): in an intact log our batches lie in numbering order, so
+// the log was cut below them before b was written — the proof a broker
+// that cannot show its log end gives no read of. (One numbered after b may
+// lie above it: acknowledgements come out of order.)
+func (p *partition) rememberedAbove(b *batch, base int64) bool {
+	end := base + int64(b.records) - 1
+	for _, a := range p.history {
+		if a.order < b.order && a.base > end {
+			return true
+		}
+	}
+	if p.hasAnchor && p.anchor.order < b.order && p.anchor.base > end {
+		return true
+	}
+	return !p.forgot.empty() && p.forgot.from() > end
+}
+
 // truncatedUnder handles the proof of a truncation an acknowledgement of b
 // at base gives when it lands over offsets of ours remembered: the log was
 // cut to base or below before b was written there, so every batch of ours

@@ -128,7 +128,7 @@ func (pr *Producer) ack(p *partition, b *batch, base int64) {
 		p.cautious, p.desync = true, true
 		p.on(evNeedRead)
 	}
-	overlap := base >= 0 && b.numbered && p.overlapsRemembered(base, b.records, tailKey{b.pid, b.epoch, b.seq})
+	overlap := base >= 0 && b.numbered && (p.overlapsRemembered(base, b.records, tailKey{b.pid, b.epoch, b.seq}) || p.rememberedAbove(b, base))
 	if overlap {
 		p.cautious, p.desync = true, true
 		p.on(evNeedRead)

@@ -700,6 +700,19 @@ func (w *world) truncatedIn(tp TopicPartition) bool {
 	return false
 }
 
+// lostEnd is the offset past the last delivered record of tp no longer at
+// its offset (0 if none).
+func (w *world) lostEnd(tp TopicPartition) int64 {
+	var end int64
+	for _, id := range w.ids {
+		b := w.wb[id]
+		if b.tp == tp && !b.replaced && b.delivered > 0 && b.offset >= 0 && !w.m.at(tp, id, b.offset) {
+			end = max(end, b.offset+int64(b.records))
+		}
+	}
+	return end
+}
+
 // checkLossExact compares the DataLoss reports with the log: every record
 // the caller was told is at an offset (Delivered) and that is no longer
 // there must be in exactly one report, and the reports count nothing else
