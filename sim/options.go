@@ -317,7 +317,9 @@ func ACL(user, topic string, ops ...Operation) Option {
 // AddOffsetsToTxn, EndTxn, TxnOffsetCommit and a transactional Produce.
 // Groups are not authorized: any user may name any group.
 func TransactionalIDACL(user, id string) Option {
-	return func(c *config) { c.acls.txnGrants = append(c.acls.txnGrants, aclGrant{user: user, topic: id, op: OpWrite}) }
+	return func(c *config) {
+		c.acls.txnGrants = append(c.acls.txnGrants, aclGrant{user: user, topic: id, op: OpWrite})
+	}
 }
 
 // SuperUser exempts SASL user from authorization (Kafka's super.users) and
