@@ -17,10 +17,12 @@ type txnClient struct {
 	epoch int16
 	seq   map[tp]int32
 	conns map[int32]*testConn
+	// timeoutMs is the transaction timeout InitProducerId asks.
+	timeoutMs int32
 }
 
 func newTxnClient(t testing.TB, c *Cluster, id string) *txnClient {
-	return &txnClient{t: t, c: c, id: id, seq: map[tp]int32{}, conns: map[int32]*testConn{}}
+	return &txnClient{t: t, c: c, id: id, seq: map[tp]int32{}, conns: map[int32]*testConn{}, timeoutMs: 60000}
 }
 
 // conn is a connection to broker id, dialed once.
@@ -50,7 +52,7 @@ func (x *txnClient) initAt(tc *testConn, v int16, named bool) int16 {
 	req := kmsg.NewPtrInitProducerIDRequest()
 	req.SetVersion(v)
 	req.TransactionalID = kmsg.StringPtr(x.id)
-	req.TransactionTimeoutMillis = 60000
+	req.TransactionTimeoutMillis = x.timeoutMs
 	if named {
 		req.ProducerID, req.ProducerEpoch = x.pid, x.epoch
 	}
