@@ -162,4 +162,3 @@ func TestTxnTimeout(t *testing.T) {
 		t.Fatalf("read_committed: LSO %d, aborted %+v", fp.LastStableOffset, fp.AbortedTransactions)
 	}
 }
-
