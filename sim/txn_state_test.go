@@ -1,9 +1,12 @@
 package sim
 
 import (
+	"errors"
 	"math"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // pids hands out producer ids from 500 up.
@@ -269,5 +272,31 @@ func TestJavaHashPlacement(t *testing.T) {
 	}
 	if ct.leaders[47] != 2 || ct.rf != 3 {
 		t.Errorf("partition 47 led by %d, replication %d", ct.leaders[47], ct.rf)
+	}
+}
+
+// TestTxnAPIVersions: ApiVersions advertises the transactional APIs at
+// transactions v1's versions, and the decoder refuses the versions above
+// (transactions v2's), which Kafka would serve.
+func TestTxnAPIVersions(t *testing.T) {
+	want := map[int16][2]int16{22: {0, 5}, 24: {0, 3}, 25: {0, 3}, 26: {0, 4}, 28: {0, 4}}
+	for _, k := range apiVersionsFor(&config{}) {
+		if w, ok := want[k.ApiKey]; ok {
+			if k.MinVersion != w[0] || k.MaxVersion != w[1] {
+				t.Errorf("%s: v%d-v%d advertised, want v%d-v%d", kmsg.NameForKey(k.ApiKey), k.MinVersion, k.MaxVersion, w[0], w[1])
+			}
+			delete(want, k.ApiKey)
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("not advertised: %v", want)
+	}
+	f := kmsg.NewRequestFormatter()
+	for _, req := range []kmsg.Request{kmsg.NewPtrAddPartitionsToTxnRequest(), kmsg.NewPtrAddOffsetsToTxnRequest(), kmsg.NewPtrEndTxnRequest(), kmsg.NewPtrTxnOffsetCommitRequest()} {
+		_, hi, _ := versionRange(req.Key())
+		req.SetVersion(hi + 1)
+		if _, _, err := decodeRequest(f.AppendRequest(nil, req, 1)[4:]); !errors.Is(err, ErrUnsupportedRequest) {
+			t.Errorf("%s v%d: %v", kmsg.NameForKey(req.Key()), hi+1, err)
+		}
 	}
 }
