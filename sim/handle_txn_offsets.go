@@ -74,7 +74,7 @@ func (b *broker) commitTxnOffsetsLocked(r *kmsg.TxnOffsetCommitRequest) int16 {
 	m := t.txns[r.TransactionalID]
 	if !c.cfg.noTxnVerify {
 		code := errCoordinatorNotAvailable
-		if coord, _ := c.coordinatorLocked(&t.txnLog, r.TransactionalID); coord >= 0 {
+		if _, _, live := c.liveCoordinatorLocked(&t.txnLog, r.TransactionalID); live {
 			code = m.verify(r.ProducerID, r.ProducerEpoch, gp)
 		}
 		switch code {

@@ -37,12 +37,14 @@ func newTxnCoordinator(cfg *config, now time.Time) *txnCoordinator {
 
 // coordTopic is an internal topic whose partition leaders coordinate the
 // keys hashed to them. Partition p has min(3, brokers) replicas, brokers
-// p, p+1, p+2 (mod the broker count), the first leading at first. A
-// leader that stops hands the partition to the first running replica,
-// the coordinator epoch going up; none running leaves it without one.
+// p, p+1, p+2 (mod the broker count), the first leading at first. When
+// the controller learns its leader stopped (StopBroker, KillBroker and
+// the like, FenceBroker; not KillProcessUnnoticed), the partition is
+// handed, at the next look, to the first running replica, the coordinator
+// epoch going up; with none running it has no leader until one is back.
 type coordTopic struct {
 	name    string
-	leaders []int32
+	leaders []int32 // -1: to elect
 	epochs  []int32
 	rf      int
 }
@@ -53,6 +55,22 @@ func newCoordTopic(name string, partitions, brokers int) coordTopic {
 		ct.leaders[p] = int32(p % brokers)
 	}
 	return ct
+}
+
+// resign takes every partition broker leads from it.
+func (ct *coordTopic) resign(broker int32) {
+	for p, l := range ct.leaders {
+		if l == broker {
+			ct.leaders[p] = -1
+		}
+	}
+}
+
+// resignLocked hands the coordinators broker held to other replicas: the
+// controller learned it stopped.
+func (t *txnCoordinator) resignLocked(broker int32) {
+	t.txnLog.resign(broker)
+	t.groups.resign(broker)
 }
 
 // javaHash is Java's String.hashCode over key's UTF-16 code units.
@@ -69,25 +87,32 @@ func (ct *coordTopic) partitionFor(key string) int {
 	return int(javaHash(key)&0x7fffffff) % len(ct.leaders)
 }
 
-// coordinatorLocked returns the broker coordinating key (-1 when no
-// replica of its partition runs) and its coordinator epoch, electing a
-// running replica if the leader stopped.
+// coordinatorLocked returns the broker coordinating key as the metadata
+// has it (-1 when no replica of its partition runs) and its coordinator
+// epoch, electing a running replica if the leader resigned.
 func (c *Cluster) coordinatorLocked(ct *coordTopic, key string) (id int32, epoch int32) {
 	p := ct.partitionFor(key)
-	if l := ct.leaders[p]; l >= 0 && c.brokers[l].up {
+	if l := ct.leaders[p]; l >= 0 {
 		return l, ct.epochs[p]
 	}
 	n := len(c.brokers)
 	for k := range ct.rf {
-		if id := int32((p + k) % n); c.brokers[id].up {
+		if id := int32((p + k) % n); c.brokers[id].up && !c.frozenLocked(id) {
 			ct.leaders[p] = id
 			ct.epochs[p]++
 			c.log.Info("coordinator elected", "topic", ct.name, "partition", p, "broker", id, "epoch", ct.epochs[p])
 			return id, ct.epochs[p]
 		}
 	}
-	ct.leaders[p] = -1
 	return -1, ct.epochs[p]
+}
+
+// liveCoordinatorLocked is coordinatorLocked for the coordinator's own
+// work (markers, timeouts) and for the checks brokers ask of it: ok only
+// if it runs and is not frozen.
+func (c *Cluster) liveCoordinatorLocked(ct *coordTopic, key string) (id int32, epoch int32, ok bool) {
+	id, epoch = c.coordinatorLocked(ct, key)
+	return id, epoch, id >= 0 && c.brokers[id].up && !c.frozenLocked(id)
 }
 
 // coordinates checks that broker b coordinates key: NONE,
@@ -165,10 +190,10 @@ func (c *Cluster) endTxnLocked(id string, pid int64, epoch int16, commit bool, n
 // before Produce v11.
 func (c *Cluster) verifyTxnLocked(id string, pid int64, epoch int16, p tp, version int16) int16 {
 	var code int16
-	switch coord, _ := c.coordinatorLocked(&c.txn.txnLog, id); {
+	switch _, _, live := c.liveCoordinatorLocked(&c.txn.txnLog, id); {
 	case id == "":
 		code = errInvalidRequest
-	case coord < 0 || c.frozenLocked(coord):
+	case !live:
 		code = errCoordinatorNotAvailable
 	default:
 		code = c.txn.txns[id].verify(pid, epoch, p)
@@ -216,7 +241,8 @@ func (c *Cluster) DescribeTransaction(id string) (d TxnDescription, ok bool) {
 }
 
 // TransactionCoordinator returns the broker coordinating transactional id
-// (-1 when no replica of its __transaction_state partition runs).
+// as the metadata has it (-1 when no replica of its __transaction_state
+// partition runs).
 func (c *Cluster) TransactionCoordinator(id string) int32 {
 	c.mu.Lock()
 	defer c.mu.Unlock()

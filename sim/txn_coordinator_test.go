@@ -191,3 +191,42 @@ func TestTxnRestartKeepsTheOpenTransaction(t *testing.T) {
 		t.Fatalf("after the commit: %+v", fp)
 	}
 }
+
+// TestTxnCoordinatorKilledUnnoticed: a coordinator killed while the
+// controller cannot notice stays the coordinator in the metadata
+// (FindCoordinator names it, unreachable) and checks of transactional
+// batches fail (NOT_ENOUGH_REPLICAS) until FenceBroker hands its
+// partitions on.
+func TestTxnCoordinatorKilledUnnoticed(t *testing.T) {
+	c := newTestCluster(t, Brokers(3), Topic("t", 1, 3))
+	x := newTxnClient(t, c, "tx")
+	x.init()
+	t0 := tp{"t", 0}
+	coord := c.TransactionCoordinator("tx")
+	if leader, _ := c.Leader("t", 0); leader == coord {
+		if err := c.MoveLeader("t", 0, (coord+1)%3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x.add(t0)
+	if err := c.KillProcessUnnoticed(coord); err != nil {
+		t.Fatal(err)
+	}
+	delete(x.conns, coord)
+	other := (coord + 1) % 3
+	if id, code := findTxnCoordinator(x.conn(other), "tx"); id != coord || code != 0 {
+		t.Fatalf("FindCoordinator after an unnoticed kill: %d, code %d", id, code)
+	}
+	// The partition's first transactional batch needs the coordinator.
+	if rp := x.produceAt(9, t0, 1, true); rp.ErrorCode != errNotEnoughReplicas {
+		t.Fatalf("a transactional batch with the coordinator unreachable: %d", rp.ErrorCode)
+	}
+	if err := c.FenceBroker(coord); err != nil {
+		t.Fatal(err)
+	}
+	if now := c.TransactionCoordinator("tx"); now == coord || now < 0 {
+		t.Fatalf("coordinator %d after FenceBroker", now)
+	}
+	x.produce(t0, 1)
+	x.end(true)
+}

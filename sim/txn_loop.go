@@ -19,8 +19,8 @@ func (c *Cluster) beginMarkersLocked(m *txnMeta, now time.Time) {
 // once every partition's marker is below its high watermark. It reports
 // whether m completed.
 func (c *Cluster) progressMarkersLocked(m *txnMeta, now time.Time) bool {
-	coord, coordEpoch := c.coordinatorLocked(&c.txn.txnLog, m.id)
-	if coord < 0 || c.frozenLocked(coord) {
+	_, coordEpoch, live := c.liveCoordinatorLocked(&c.txn.txnLog, m.id)
+	if !live {
 		return false // no coordinator to send them
 	}
 	typ := markerAbort
@@ -143,7 +143,7 @@ func (c *Cluster) abortTimedOutLocked(now time.Time) {
 		if !m.timedOut(now) {
 			continue
 		}
-		if coord, _ := c.coordinatorLocked(&c.txn.txnLog, id); coord < 0 || c.frozenLocked(coord) {
+		if _, _, live := c.liveCoordinatorLocked(&c.txn.txnLog, id); !live {
 			continue
 		}
 		m.fence(now)
