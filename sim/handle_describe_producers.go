@@ -48,8 +48,9 @@ func (b *broker) describeProducers(ctx context.Context, r *kmsg.DescribeProducer
 }
 
 // describe lists the table as DescribeProducers reports it, by producer
-// id: the coordinator epoch of the producer's last marker here and the
-// offset where its open transaction here began (-1 for none).
+// id: its last batch's (or marker's) largest timestamp, the coordinator
+// epoch of its last marker here and the offset where its open transaction
+// here began (-1 for none).
 func (t producerTable) describe() []kmsg.DescribeProducersResponseTopicPartitionActiveProducer {
 	ids := make([]int64, 0, len(t))
 	for pid := range t {
@@ -62,9 +63,6 @@ func (t producerTable) describe() []kmsg.DescribeProducersResponseTopicPartition
 		ap := kmsg.NewDescribeProducersResponseTopicPartitionActiveProducer()
 		ap.ProducerID, ap.ProducerEpoch, ap.LastSequence = pid, int32(e.epoch), e.lastSeq()
 		ap.LastTimestamp, ap.CoordinatorEpoch, ap.CurrentTxnStartOffset = e.lastTimestamp, e.coordEpoch, e.txnFirst
-		if len(e.batches) == 0 {
-			ap.LastTimestamp = -1
-		}
 		out = append(out, ap)
 	}
 	return out
