@@ -97,8 +97,14 @@ func (t producerTable) check(h *batchHeader, rules seqRules, partitionEmpty bool
 		if h.baseSequence != 0 {
 			return nil, errOutOfOrderSequence
 		}
+	case len(e.batches) == 0:
+		// Known at this epoch from a transaction marker only: its first
+		// batch here starts at sequence 0, as after any new epoch.
+		if h.baseSequence != 0 {
+			return nil, errOutOfOrderSequence
+		}
 	default:
-		if len(e.batches) > 0 && h.baseSequence != nextSeq(e.batches[len(e.batches)-1].lastSeq) {
+		if h.baseSequence != nextSeq(e.batches[len(e.batches)-1].lastSeq) {
 			return nil, errOutOfOrderSequence
 		}
 	}
