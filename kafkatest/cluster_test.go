@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,7 +21,9 @@ import (
 // after the other, on one cluster (a launch costs tens of seconds).
 func TestCluster(t *testing.T) {
 	began := time.Now()
-	c := LaunchT(t, Config{})
+	c := LaunchT(t, Config{Props: map[string]string{
+		"transaction.abort.timed.out.transaction.cleanup.interval.ms": strconv.FormatInt(txnAbortCheck.Milliseconds(), 10),
+	}})
 	t.Logf("3-node cluster serving %v after LaunchT", time.Since(began).Round(time.Millisecond))
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -88,6 +91,7 @@ func TestCluster(t *testing.T) {
 	t.Run("unclean-window", func(t *testing.T) { testUncleanWindow(t, ctx, c) })
 	t.Run("acks-zero", func(t *testing.T) { testAcksZero(t, ctx, c) })
 	t.Run("describe-rules", func(t *testing.T) { testDescribeRules(t, ctx, c) })
+	t.Run("transactions", func(t *testing.T) { testTransactions(t, ctx, c) })
 	t.Run("proxy", func(t *testing.T) { testProxy(t, ctx, c) })
 
 	t.Run("stop-start", func(t *testing.T) {

@@ -23,12 +23,28 @@ type aclGrant struct {
 
 // aclConfig is the authorization configured with ACL and SuperUser.
 type aclConfig struct {
-	grants []aclGrant
-	super  []string
-	on     bool // an ACL with no operations still turns authorization on
+	grants    []aclGrant
+	txnGrants []aclGrant // TransactionalIDACL: the topic field holds the id
+	super     []string
+	on        bool // an ACL with no operations still turns authorization on
 }
 
-func (a *aclConfig) enabled() bool { return a.on || len(a.grants) > 0 || len(a.super) > 0 }
+func (a *aclConfig) enabled() bool {
+	return a.on || len(a.grants) > 0 || len(a.super) > 0 || len(a.txnGrants) > 0
+}
+
+// allowsTxn reports whether user may use transactional id.
+func (a *aclConfig) allowsTxn(user, id string) bool {
+	if !a.enabled() || slices.Contains(a.super, user) {
+		return true
+	}
+	for _, g := range a.txnGrants {
+		if g.user == user && (g.topic == id || g.topic == "*") {
+			return true
+		}
+	}
+	return false
+}
 
 // validate checks the ACLs against the SASL users configured.
 func (a *aclConfig) validate(sec secConfig) error {
@@ -85,6 +101,13 @@ func withPrincipal(ctx context.Context, s *saslConn) context.Context {
 		return ctx
 	}
 	return context.WithValue(ctx, principalKey{}, s.user)
+}
+
+// allowedTxn reports whether the request's principal may use
+// transactional id.
+func (b *broker) allowedTxn(ctx context.Context, id string) bool {
+	user, _ := ctx.Value(principalKey{}).(string)
+	return b.c.cfg.acls.allowsTxn(user, id)
 }
 
 // allowed reports whether the request's principal may do op on topic.

@@ -31,7 +31,18 @@ type batchHeader struct {
 	baseSequence    int32
 	numRecords      int32
 	attributes      int16
+	// marker and coordEpoch are a transaction marker's (control batch's)
+	// type and coordinator epoch; markerNone for other batches.
+	marker     markerType
+	coordEpoch int32
 }
+
+// control reports whether the batch is a control batch (a transaction
+// marker).
+func (h *batchHeader) control() bool { return h.attributes&attrControl != 0 }
+
+// transactional reports whether the batch belongs to a transaction.
+func (h *batchHeader) transactional() bool { return h.attributes&attrTransactional != 0 }
 
 // count is how many offsets the batch occupies.
 func (h *batchHeader) count() int64 { return int64(h.lastOffsetDelta) + 1 }
@@ -81,11 +92,8 @@ func parseProduceBatch(raw []byte, maxBatch, maxDecompressed int, keyed bool) (b
 	if crc := crc32.Checksum(raw[21:], castagnoli); crc != uint32(b.CRC) {
 		return h, nil, batchErr(errCorruptMessage, "record batch CRC %08x, computed %08x", uint32(b.CRC), crc)
 	}
-	if b.Attributes&0x20 != 0 {
+	if b.Attributes&attrControl != 0 {
 		return h, nil, batchErr(errInvalidRecord, "control batches cannot be produced")
-	}
-	if b.Attributes&0x10 != 0 {
-		return h, nil, batchErr(errInvalidRecord, "transactional batches are not simulated")
 	}
 	if b.NumRecords <= 0 || b.LastOffsetDelta != b.NumRecords-1 {
 		return h, nil, batchErr(errInvalidRecord, "record count %d with last offset delta %d", b.NumRecords, b.LastOffsetDelta)
@@ -135,6 +143,7 @@ func parseProduceBatch(raw []byte, maxBatch, maxDecompressed int, keyed bool) (b
 		baseSequence:    b.FirstSequence,
 		numRecords:      b.NumRecords,
 		attributes:      b.Attributes,
+		marker:          markerNone,
 	}
 	return h, raw, nil
 }

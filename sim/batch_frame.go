@@ -13,6 +13,7 @@ const (
 
 	offsetOfAttributes = 21     // of a magic-2 batch
 	attrTransactional  = 0x0010 // its transactional flag
+	attrControl        = 0x0020 // its control flag
 )
 
 // firstBatch splits a produced partition's records as Kafka's produce

@@ -338,7 +338,15 @@ func (b *broker) handle(ctx context.Context, h reqHeader, req kmsg.Request) outc
 	case *kmsg.ListOffsetsRequest:
 		return outcome{resp: b.listOffsets(ctx, r)}
 	case *kmsg.FindCoordinatorRequest:
-		return outcome{resp: b.findCoordinator(r)}
+		return outcome{resp: b.findCoordinator(ctx, r)}
+	case *kmsg.AddPartitionsToTxnRequest:
+		return outcome{resp: b.addPartitionsToTxn(ctx, r)}
+	case *kmsg.AddOffsetsToTxnRequest:
+		return outcome{resp: b.addOffsetsToTxn(ctx, r)}
+	case *kmsg.EndTxnRequest:
+		return outcome{resp: b.endTxn(ctx, r)}
+	case *kmsg.TxnOffsetCommitRequest:
+		return outcome{resp: b.txnOffsetCommit(ctx, r)}
 	case *kmsg.OffsetForLeaderEpochRequest:
 		return outcome{resp: b.offsetForLeaderEpoch(ctx, r)}
 	case *kmsg.DescribeProducersRequest:

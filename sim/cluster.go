@@ -34,7 +34,8 @@ type Cluster struct {
 	epochs   map[int64]int16 // EpochPerProducer: the highest epoch seen per producer id
 	sinkLEOs map[tp]int64    // SinkMode: offsets handed out
 	rng      *rand.Rand      // draws the ids of topics created later (CreateTopic)
-	loops    sync.WaitGroup  // replication goroutines
+	txn      *txnCoordinator
+	loops    sync.WaitGroup // replication, expiry and transaction goroutines
 }
 
 type tp struct {
@@ -132,6 +133,10 @@ func NewCluster(opts ...Option) (*Cluster, error) {
 	if cfg.brokers < 1 || cfg.brokers > 1000 {
 		return nil, fmt.Errorf("%w: %d brokers", ErrBadConfig, cfg.brokers)
 	}
+	if cfg.txnPartitions < 1 || cfg.offsetsPartitions < 1 || cfg.txnMaxTimeout <= 0 || cfg.txnAbortCheck <= 0 {
+		return nil, fmt.Errorf("%w: %d transaction state and %d offsets partitions, transaction timeouts up to %v checked every %v",
+			ErrBadConfig, cfg.txnPartitions, cfg.offsetsPartitions, cfg.txnMaxTimeout, cfg.txnAbortCheck)
+	}
 	host, portStr, err := net.SplitHostPort(cfg.listen)
 	if err != nil {
 		return nil, fmt.Errorf("%w: listen address %q: %v", ErrBadConfig, cfg.listen, err)
@@ -164,6 +169,7 @@ func NewCluster(opts ...Option) (*Cluster, error) {
 		nextPID:   1000 + int64(rng.IntN(1000))*1000,
 		epochs:    map[int64]int16{},
 		sinkLEOs:  map[tp]int64{},
+		txn:       newTxnCoordinator(&cfg, time.Now()),
 	}
 	rot := rng.IntN(cfg.brokers)
 	for _, ts := range cfg.topics {
@@ -197,6 +203,8 @@ func NewCluster(opts ...Option) (*Cluster, error) {
 		c.loops.Add(1)
 		go c.expiryLoop(c.cfg.pidExpiryCheck)
 	}
+	c.loops.Add(1)
+	go c.txnLoop()
 	c.mu.Unlock()
 	return c, nil
 }

@@ -15,10 +15,11 @@ import (
 var ErrNotCompacted = errors.New("sim: topic is not compacted")
 
 // Compact runs Kafka's log cleaner on the partition now, on every replica
-// alike: over the cleanable part of the log (committed batches below the
-// high watermark, never the last batch, which stands for Kafka's active
+// alike: over the cleanable part of the log (batches below the last
+// stable offset, never the last batch, which stands for Kafka's active
 // segment) it keeps only the latest record of each key (tombstones
-// included: delete.retention.ms is not simulated). A batch left without
+// included: delete.retention.ms is not simulated), drops the records of
+// aborted transactions and keeps every transaction marker. A batch left without
 // records disappears, its offsets with it, and the log start offset does
 // not move — except the last batch of each producer the leader still has
 // state for, kept as an empty batch (base and last offset, producer id,
@@ -45,7 +46,7 @@ func (c *Cluster) Compact(topic string, p int32) ([]OffsetRange, error) {
 		src = pt.replicas[0]
 	}
 	lead := pt.logs[src]
-	cleanable := lead.find(pt.hw) // entries ending at or below the hw
+	cleanable := lead.find(lead.lastStable(pt.hw)) // entries ending at or below the last stable offset
 	if n := len(lead.entries); cleanable >= n {
 		cleanable = n - 1
 	}
@@ -57,8 +58,15 @@ func (c *Cluster) Compact(topic string, p int32) ([]OffsetRange, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Markers are kept; the records of aborted transactions go, and
+	// never count as a key's latest.
+	skip := make([]bool, len(entries))
 	latest := map[string]int64{}
-	for _, b := range decoded {
+	for i, b := range decoded {
+		e := entries[i]
+		if skip[i] = e.h.control() || lead.inAborted(e); skip[i] {
+			continue
+		}
 		for _, r := range b.Records {
 			latest[string(r.Key)] = r.Offset
 		}
@@ -72,10 +80,14 @@ func (c *Cluster) Compact(topic string, p int32) ([]OffsetRange, error) {
 	repl := make(map[*entry]*entry, len(entries))
 	var removed []OffsetRange
 	for i, e := range entries {
+		if e.h.control() {
+			repl[e] = e
+			continue
+		}
 		keep := make([]bool, len(decoded[i].Records))
 		kept := 0
 		for j, r := range decoded[i].Records {
-			if latest[string(r.Key)] == r.Offset {
+			if !skip[i] && latest[string(r.Key)] == r.Offset {
 				keep[j] = true
 				kept++
 			}
@@ -116,6 +128,20 @@ func (c *Cluster) Compact(topic string, p int32) ([]OffsetRange, error) {
 	removed = mergeRanges(removed)
 	c.log.Info("compacted", "topic", topic, "partition", p, "removed", removed)
 	return removed, nil
+}
+
+// inAborted reports whether e is a batch of a transaction r holds the
+// abort marker of.
+func (r *replica) inAborted(e *entry) bool {
+	if !e.h.transactional() {
+		return false
+	}
+	for _, d := range r.done {
+		if d.aborted && d.pid == e.h.producerID && e.base >= d.first && e.base < d.last {
+			return true
+		}
+	}
+	return false
 }
 
 // rewriteEntry is e with only the records keep marks, same base offset,

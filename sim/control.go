@@ -182,6 +182,7 @@ func (c *Cluster) stopBroker(id int32, mode stopMode) error {
 		b.wg.Wait()
 		return nil
 	}
+	c.txn.resignLocked(id)
 	for _, name := range c.names {
 		for _, pt := range c.topics[name].parts {
 			r := pt.logs[id]

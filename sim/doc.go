@@ -3,8 +3,8 @@
 // real clusters have, for testing Kafka clients.
 //
 // NewCluster starts brokers on loopback listeners. They serve ApiVersions,
-// Metadata (with leader epochs), InitProducerId (idempotent producers only),
-// Produce v3-v12 (record batch v2, CRC-32C checked, every codec decompressed
+// Metadata (with leader epochs), InitProducerId, the transactional APIs
+// (below), Produce v3-v12 (record batch v2, CRC-32C checked, every codec decompressed
 // and validated; acks 0, 1 and -1 — an acks=0 produce it refuses closes
 // the connection, as Kafka does), Fetch v4-v12 (up to the answering
 // replica's high watermark, the stored bytes as produced), ListOffsets,
@@ -42,7 +42,7 @@
 // kafkatest's TestCluster there): record and batch rules and their error
 // codes, idempotence answer by answer, reads, restarts, followers,
 // min.insync.replicas, ELR elections and the ISR and ELR they show,
-// DescribeTopicPartitions.
+// DescribeTopicPartitions, transactions.
 //
 // Faults are methods usable mid-run: MoveLeader, StopBroker (a controlled
 // shutdown), KillBroker (a host crash: the unreplicated tail lost with the
@@ -59,6 +59,49 @@
 // PauseReplication and Compact (on a CompactTopic: whole batches removed,
 // the log start unmoved). The Recorder keeps every exchange and
 // every produced partition batch for assertions and for Dump.
+//
+// Transactions are simulated as transactions v1 (KIP-98, KIP-360,
+// KIP-447; Kafka 3.x brokers, with KIP-890 part 1's verification of
+// Kafka 3.6+). FindCoordinator finds a transactional id's coordinator,
+// the leader of its __transaction_state partition (Java's
+// String.hashCode of the id modulo TransactionStatePartitions; partition
+// p's replicas are brokers p, p+1 and p+2, the first running one taking
+// over, at a higher coordinator epoch, when its leader stops), and a
+// group's likewise over __consumer_offsets (OffsetsTopicPartitions).
+// InitProducerId with a transactional id allocates or keeps its producer
+// id and bumps its epoch — KIP-360's named producer too: the current
+// epoch bumps, a retry naming it again gets the same answer, a stale one
+// is PRODUCER_FENCED (INVALID_PRODUCER_EPOCH before v4); an exhausted
+// epoch moves to a new producer id — and fences an ongoing transaction:
+// aborted at the epoch above, CONCURRENT_TRANSACTIONS until its markers
+// are written. AddPartitionsToTxn v0-v3, AddOffsetsToTxn v0-v3 and EndTxn
+// v0-v4 follow Kafka's states (Empty, Ongoing, PrepareCommit and
+// PrepareAbort, CompleteCommit and CompleteAbort; PrepareEpochFence only
+// passed through) with Kafka's error codes version by version. Once
+// EndTxn is answered, the coordinator writes a control batch (a commit or
+// abort marker, acks=all) to each partition's leader, again after a
+// leader down or an election that lost it, and completes the transaction
+// once every marker is replicated. A transactional Produce is refused
+// unless its partition is in the producer's transaction
+// (INVALID_TXN_STATE, TRANSACTION_ABORTABLE from v11 and v12, whose
+// implicit add is not simulated; WithoutTxnVerification emulates brokers
+// before 3.6, which take it, the transaction then hanging there). The
+// coordinator aborts transactions open past their timeout
+// (transaction.timeout.ms, at most TransactionMaxTimeout) every
+// TransactionAbortCheck, bumping the epoch. Every replica keeps its open
+// and completed transactions: the last stable offset, which Fetch and
+// ListOffsets with read_committed stop at, Fetch's aborted transactions,
+// DescribeProducers' transaction start offsets, restarts and truncations
+// included. TxnOffsetCommit v0-v4, at the group's coordinator, is minimal
+// but faithful: the group is a simple one (consumer groups are not
+// simulated), the offsets count only once the transaction commits
+// (Cluster.CommittedOffsets; OffsetFetch is not served) and are dropped
+// if it aborts. Cluster.DescribeTransaction and TransactionCoordinator
+// show the coordinator. TransactionalIDACL authorizes transactional ids.
+// Not simulated: transactions v2 (KIP-890 part 2), transactional id
+// expiration, a transaction log that loses writes or is loading
+// (COORDINATOR_LOAD_IN_PROGRESS), DescribeTransactions and
+// ListTransactions, group ACLs.
 //
 // Security: TLS(cfg) serves TLS on every listener (NewTestCA makes a CA
 // and a certificate for 127.0.0.1/localhost in tests). SASL(mech, user,
@@ -84,7 +127,7 @@
 // token expires. User names, passwords and tokens never reach logs, errors
 // or the Recorder.
 //
-// Not simulated: transactions, consumer groups, fetch sessions (every fetch
+// Not simulated: consumer groups, fetch sessions (every fetch
 // is a full fetch), retention, topic ids in Produce/Fetch v13+, a
 // preferred read replica (replica.selector.class), ISR shrinking on
 // replica.lag.time.max.ms (PauseReplication does it at once).

@@ -38,6 +38,17 @@ const (
 	errUnknownLeaderEpoch           = int16(kafkaerr.UnknownLeaderEpoch)
 	errOffsetNotAvailable           = int16(kafkaerr.OffsetNotAvailable)
 	errInvalidRecord                = int16(kafkaerr.InvalidRecord)
+	errNotCoordinator               = int16(kafkaerr.NotCoordinator)
+	errUnknownMemberID              = int16(kafkaerr.UnknownMemberID)
+	errIllegalGeneration            = int16(kafkaerr.IllegalGeneration)
+	errGroupAuthorization           = int16(kafkaerr.GroupAuthorizationFailed)
+	errInvalidTxnState              = int16(kafkaerr.InvalidTxnState)
+	errInvalidProducerIDMapping     = int16(kafkaerr.InvalidProducerIDMapping)
+	errInvalidTransactionTimeout    = int16(kafkaerr.InvalidTransactionTimeout)
+	errConcurrentTransactions       = int16(kafkaerr.ConcurrentTransactions)
+	errOperationNotAttempted        = int16(kafkaerr.OperationNotAttempted)
+	errProducerFenced               = int16(kafkaerr.ProducerFenced)
+	errTransactionAbortable         = int16(kafkaerr.TransactionAbortable)
 )
 
 // Errors returned by the Cluster's control methods; test with errors.Is.

@@ -51,6 +51,7 @@ func (c *Cluster) FenceBroker(id int32) error {
 	if _, err := c.brokerLocked(id); err != nil {
 		return err
 	}
+	c.txn.resignLocked(id)
 	for _, name := range c.names {
 		for _, pt := range c.topics[name].parts {
 			if pt.logs[id] == nil {

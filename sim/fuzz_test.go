@@ -13,16 +13,20 @@ import (
 // served API at its lowest and highest version.
 func seedFrames(t testing.TB) [][]byte {
 	f := kmsg.NewRequestFormatter(kmsg.FormatterClientID("fuzz"))
-	batch := makeBatch(t, spec{pid: 1, seq: 0, codec: compress.Zstd, values: vals("z", 3)})
+	txnBatch := makeBatch(t, spec{pid: 1000, seq: 0, codec: compress.Zstd, values: vals("z", 3), txn: true})
 	var out [][]byte
 	for _, k := range apiVersions {
 		for _, v := range []int16{k.MinVersion, k.MaxVersion} {
 			var req kmsg.Request
 			switch k.ApiKey {
 			case 0:
-				req = produceReq("t", 0, -1, batch)
+				r := produceReq("t", 0, -1, txnBatch)
+				r.TransactionID = kmsg.StringPtr("tx")
+				req = r
 			case 1:
-				req = fetchReq("t", 0, 0, 10*time.Millisecond)
+				r := fetchReq("t", 0, 0, 10*time.Millisecond)
+				r.IsolationLevel = 1
+				req = r
 			case 2:
 				r := kmsg.NewPtrListOffsetsRequest()
 				rt := kmsg.NewListOffsetsRequestTopic()
@@ -41,6 +45,35 @@ func seedFrames(t testing.TB) [][]byte {
 				rt := kmsg.NewOffsetForLeaderEpochRequestTopic()
 				rt.Topic = "t"
 				rt.Partitions = []kmsg.OffsetForLeaderEpochRequestTopicPartition{kmsg.NewOffsetForLeaderEpochRequestTopicPartition()}
+				r.Topics = append(r.Topics, rt)
+				req = r
+			case 10:
+				r := kmsg.NewPtrFindCoordinatorRequest()
+				r.CoordinatorType, r.CoordinatorKey, r.CoordinatorKeys = 1, "tx", []string{"tx", "g"}
+				req = r
+			case 22:
+				r := kmsg.NewPtrInitProducerIDRequest()
+				r.TransactionalID, r.TransactionTimeoutMillis = kmsg.StringPtr("tx"), 1000
+				req = r
+			case 24:
+				r := kmsg.NewPtrAddPartitionsToTxnRequest()
+				r.TransactionalID, r.ProducerID = "tx", 1000
+				r.Topics = []kmsg.AddPartitionsToTxnRequestTopic{{Topic: "t", Partitions: []int32{0, 1, 7}}}
+				req = r
+			case 25:
+				r := kmsg.NewPtrAddOffsetsToTxnRequest()
+				r.TransactionalID, r.Group = "tx", "g"
+				req = r
+			case 26:
+				r := kmsg.NewPtrEndTxnRequest()
+				r.TransactionalID, r.Commit = "tx", true
+				req = r
+			case 28:
+				r := kmsg.NewPtrTxnOffsetCommitRequest()
+				r.TransactionalID, r.Group = "tx", "g"
+				rt := kmsg.NewTxnOffsetCommitRequestTopic()
+				rt.Topic = "t"
+				rt.Partitions = []kmsg.TxnOffsetCommitRequestTopicPartition{kmsg.NewTxnOffsetCommitRequestTopicPartition()}
 				r.Topics = append(r.Topics, rt)
 				req = r
 			case 75:

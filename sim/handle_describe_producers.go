@@ -47,9 +47,10 @@ func (b *broker) describeProducers(ctx context.Context, r *kmsg.DescribeProducer
 	return resp
 }
 
-// describe lists the table as DescribeProducers reports it, by producer id.
-// Transactions are not simulated: the coordinator epoch and transaction
-// start offset are always -1.
+// describe lists the table as DescribeProducers reports it, by producer
+// id: its last batch's (or marker's) largest timestamp, the coordinator
+// epoch of its last marker here and the offset where its open transaction
+// here began (-1 for none).
 func (t producerTable) describe() []kmsg.DescribeProducersResponseTopicPartitionActiveProducer {
 	ids := make([]int64, 0, len(t))
 	for pid := range t {
@@ -61,10 +62,7 @@ func (t producerTable) describe() []kmsg.DescribeProducersResponseTopicPartition
 		e := t[pid]
 		ap := kmsg.NewDescribeProducersResponseTopicPartitionActiveProducer()
 		ap.ProducerID, ap.ProducerEpoch, ap.LastSequence = pid, int32(e.epoch), e.lastSeq()
-		ap.LastTimestamp, ap.CoordinatorEpoch, ap.CurrentTxnStartOffset = e.lastTimestamp, -1, -1
-		if len(e.batches) == 0 {
-			ap.LastTimestamp = -1
-		}
+		ap.LastTimestamp, ap.CoordinatorEpoch, ap.CurrentTxnStartOffset = e.lastTimestamp, e.coordEpoch, e.txnFirst
 		out = append(out, ap)
 	}
 	return out

@@ -14,6 +14,11 @@ const maxFetchWait = 30 * time.Second
 // stored, holding the request until MinBytes are available, MaxWaitMillis
 // pass or a partition has an error. No fetch sessions are created.
 //
+// With isolation level read_committed (1), it serves up to the replica's
+// last stable offset instead, and lists the aborted transactions among
+// what it returns, as Kafka does; every answer carries the last stable
+// offset.
+//
 // As in Kafka, a consumer fetch v11+ (which carries KIP-392 client
 // metadata) is served by any replica, a follower or a deposed leader
 // answering from its own log up to its own high watermark, which trails the
@@ -64,16 +69,24 @@ func (b *broker) fetchLocked(ctx context.Context, r *kmsg.FetchRequest) (resp *k
 				if pt.leader == b.id {
 					hw = pt.hw
 				}
-				fp.HighWatermark, fp.LastStableOffset, fp.LogStartOffset = hw, hw, rep.start
+				lso := rep.lastStable(hw)
+				// read_committed (v4+) reads up to the last stable offset.
+				committed := r.IsolationLevel == 1
+				upTo := hw
+				if committed {
+					upTo = lso
+				}
+				fp.HighWatermark, fp.LastStableOffset, fp.LogStartOffset = hw, lso, rep.start
 				if c.cfg.sink {
 					fp.HighWatermark, fp.LastStableOffset = c.sinkLEOs[tp{rt.Topic, rp.Partition}], c.sinkLEOs[tp{rt.Topic, rp.Partition}]
 				} else if rp.FetchOffset < rep.start || rp.FetchOffset > rep.leo {
 					code = errOffsetOutOfRange
 				} else {
 					limit := min(int(rp.PartitionMaxBytes), budget)
+					end := rp.FetchOffset // the end of the last batch returned
 					for i := rep.find(rp.FetchOffset); i < len(rep.entries); i++ {
 						e := rep.entries[i]
-						if e.end() > hw {
+						if e.end() > upTo {
 							break
 						}
 						// KIP-74: the first batch goes out even if larger
@@ -85,6 +98,10 @@ func (b *broker) fetchLocked(ctx context.Context, r *kmsg.FetchRequest) (resp *k
 						limit -= len(e.raw)
 						budget -= len(e.raw)
 						bytes += len(e.raw)
+						end = e.end()
+					}
+					if committed {
+						fp.AbortedTransactions = rep.abortedIn(rp.FetchOffset, end)
 					}
 				}
 			}

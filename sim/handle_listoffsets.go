@@ -48,15 +48,21 @@ func (b *broker) listOffsets(ctx context.Context, r *kmsg.ListOffsetsRequest) km
 			op.ErrorCode = code
 			if code == errNone {
 				lead := pt.logs[pt.leader]
+				// The last offset a read can reach: the high watermark,
+				// or for read_committed (v2+) the last stable offset.
+				upTo := pt.hw
+				if r.IsolationLevel == 1 {
+					upTo = lead.lastStable(pt.hw)
+				}
 				switch ts := rp.Timestamp; {
 				case ts == tsLatest:
-					op.Offset = pt.hw
-					op.LeaderEpoch = epochBefore(lead, pt.hw, pt.epoch)
+					op.Offset = upTo
+					op.LeaderEpoch = epochBefore(lead, upTo, pt.epoch)
 				case ts == tsEarliest || ts == tsEarliestLocal:
 					op.Offset = lead.start
 					op.LeaderEpoch = epochBefore(lead, lead.start+1, pt.epoch)
 				case ts >= 0 || ts == tsMax:
-					end := lead.find(pt.hw)
+					end := lead.find(upTo)
 					searches = append(searches, pending{ti: ti, pi: len(ot.Partitions), ts: ts, entries: append([]*entry(nil), lead.entries[:end]...)})
 				default:
 					op.ErrorCode = errInvalidRequest

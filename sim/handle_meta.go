@@ -116,67 +116,6 @@ func (c *Cluster) topicMetadataLocked(t *topic) kmsg.MetadataResponseTopic {
 	return mt
 }
 
-func (b *broker) initProducerID(ctx context.Context, r *kmsg.InitProducerIDRequest) kmsg.Response {
-	c := b.c
-	resp := r.ResponseKind().(*kmsg.InitProducerIDResponse)
-	resp.ProducerID, resp.ProducerEpoch = -1, -1
-	if r.TransactionalID != nil {
-		// Transactions are not simulated.
-		resp.ErrorCode = errInvalidRequest
-		return resp
-	}
-	if user, _ := ctx.Value(principalKey{}).(string); !c.cfg.acls.writesSomewhere(user) {
-		resp.ErrorCode = errClusterAuthorization
-		return resp
-	}
-	c.mu.Lock()
-	resp.ProducerID = c.nextPID
-	c.nextPID++
-	c.mu.Unlock()
-	resp.ProducerEpoch = c.cfg.initEpoch
-	return resp
-}
-
-func (b *broker) findCoordinator(r *kmsg.FindCoordinatorRequest) kmsg.Response {
-	c := b.c
-	resp := r.ResponseKind().(*kmsg.FindCoordinatorResponse)
-	c.mu.Lock()
-	var live []*broker
-	for _, br := range c.brokers {
-		if br.up {
-			live = append(live, br)
-		}
-	}
-	c.mu.Unlock()
-	one := func(key string) kmsg.FindCoordinatorResponseCoordinator {
-		co := kmsg.NewFindCoordinatorResponseCoordinator()
-		co.Key = key
-		co.NodeID = -1
-		switch {
-		case r.CoordinatorType != 0 && r.CoordinatorType != 1:
-			co.ErrorCode = errInvalidRequest
-		case len(live) == 0:
-			co.ErrorCode = errCoordinatorNotAvailable
-		default:
-			h := fnv.New32a()
-			_, _ = h.Write([]byte(key))
-			br := live[h.Sum32()%uint32(len(live))]
-			co.NodeID = br.id
-			co.Host, co.Port = hostPort(br.addr)
-		}
-		return co
-	}
-	if r.Version >= 4 {
-		for _, k := range r.CoordinatorKeys {
-			resp.Coordinators = append(resp.Coordinators, one(k))
-		}
-		return resp
-	}
-	co := one(r.CoordinatorKey)
-	resp.ErrorCode, resp.NodeID, resp.Host, resp.Port = co.ErrorCode, co.NodeID, co.Host, co.Port
-	return resp
-}
-
 func (b *broker) offsetForLeaderEpoch(ctx context.Context, r *kmsg.OffsetForLeaderEpochRequest) kmsg.Response {
 	c := b.c
 	resp := r.ResponseKind().(*kmsg.OffsetForLeaderEpochResponse)

@@ -27,7 +27,7 @@ func (b *broker) produce(ctx context.Context, r *kmsg.ProduceRequest) outcome {
 	var results []*produceResult
 	// Kafka refuses a whole request holding a transactional batch without
 	// a transactional id (authorized for it) before looking at any partition.
-	txnDenied := r.TransactionID == nil && hasTransactionalBatch(r)
+	txnDenied := hasTransactionalBatch(r) && (r.TransactionID == nil || !b.allowedTxn(ctx, *r.TransactionID))
 	for ti, rt := range r.Topics {
 		resp.Topics = append(resp.Topics, kmsg.NewProduceResponseTopic())
 		resp.Topics[ti].Topic = rt.Topic
@@ -44,7 +44,7 @@ func (b *broker) produce(ctx context.Context, r *kmsg.ProduceRequest) outcome {
 			if txnDenied {
 				rp.ErrorCode = errTransactionalIDAuthorization
 			} else {
-				b.producePartition(ctx, res, rt.Topic, p.Partition, p.Records, r.Acks, now)
+				b.producePartition(ctx, res, r, rt.Topic, p.Partition, p.Records, now)
 			}
 			results = append(results, res)
 		}
@@ -108,8 +108,9 @@ func (b *broker) produce(ctx context.Context, r *kmsg.ProduceRequest) outcome {
 }
 
 // producePartition decides and, when valid, appends one partition's batch.
-func (b *broker) producePartition(ctx context.Context, res *produceResult, topic string, p int32, raw []byte, acks int16, now time.Time) {
+func (b *broker) producePartition(ctx context.Context, res *produceResult, r *kmsg.ProduceRequest, topic string, p int32, raw []byte, now time.Time) {
 	c := b.c
+	acks := r.Acks
 	rp := res.rp
 	fail := func(code int16, msg string) {
 		rp.ErrorCode = code
@@ -155,6 +156,10 @@ func (b *broker) producePartition(ctx context.Context, res *produceResult, topic
 	}
 	if perr != nil && requestLevel(raw) {
 		failBatch(fail, perr)
+		return
+	}
+	if code := b.verifyTxnBatchLocked(r, pt, raw); code != errNone {
+		fail(code, "")
 		return
 	}
 	if acks == -1 && len(pt.isr) < pt.minISR {
@@ -311,6 +316,37 @@ func hasTransactionalBatch(r *kmsg.ProduceRequest) bool {
 		}
 	}
 	return false
+}
+
+// verifyTxnBatchLocked is Kafka 3.6+'s check of a transactional batch
+// before it is appended (KIP-890 part 1): unless the producer's
+// transaction is already open on the partition, the leader asks the
+// coordinator whether the partition is in it (verifyTxnLocked).
+// WithoutTxnVerification skips it, as older brokers do.
+func (b *broker) verifyTxnBatchLocked(r *kmsg.ProduceRequest, pt *partition, raw []byte) int16 {
+	c := b.c
+	pid, epoch, ok := peekTxnBatch(raw)
+	if !ok || c.cfg.noTxnVerify || r.TransactionID == nil {
+		return errNone
+	}
+	if pe := pt.logs[b.id].pstate[pid]; pe != nil && pe.txnFirst >= 0 {
+		return errNone
+	}
+	return c.verifyTxnLocked(*r.TransactionID, pid, epoch, tp{pt.topic, pt.index}, r.Version)
+}
+
+// peekTxnBatch reads the producer id and epoch of raw's first batch when
+// it is a transactional magic-2 batch with a producer id, as Kafka reads
+// them (without checking the batch) to verify it.
+func peekTxnBatch(raw []byte) (pid int64, epoch int16, ok bool) {
+	b, err := firstBatch(raw)
+	if err != nil || len(b) < recordBatchHeaderLen || b[offsetOfMagic] != 2 ||
+		binary.BigEndian.Uint16(b[offsetOfAttributes:])&attrTransactional == 0 {
+		return -1, -1, false
+	}
+	pid = int64(binary.BigEndian.Uint64(b[43:]))
+	epoch = int16(binary.BigEndian.Uint16(b[51:]))
+	return pid, epoch, pid >= 0
 }
 
 // requestLevel reports whether raw fails the checks Kafka makes of a

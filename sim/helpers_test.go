@@ -89,6 +89,7 @@ type spec struct {
 	seq    int32
 	codec  compress.Codec
 	values []string
+	txn    bool // a transactional batch
 }
 
 func vals(prefix string, n int) []string {
@@ -124,13 +125,20 @@ func makeBatch(t testing.TB, s spec) []byte {
 	}
 	n := int32(len(s.values))
 	b := kmsg.RecordBatch{
-		Length: int32(49 + len(payload)), PartitionLeaderEpoch: -1, Magic: 2, Attributes: int16(s.codec),
+		Length: int32(49 + len(payload)), PartitionLeaderEpoch: -1, Magic: 2, Attributes: int16(s.codec) | txnAttr(s.txn),
 		LastOffsetDelta: n - 1, FirstTimestamp: 1000, MaxTimestamp: 1000 + int64(n) - 1,
 		ProducerID: s.pid, ProducerEpoch: s.epoch, FirstSequence: s.seq, NumRecords: n, Records: payload,
 	}
 	raw := b.AppendTo(nil)
 	binary.BigEndian.PutUint32(raw[17:], crc32.Checksum(raw[21:], castagnoli))
 	return raw
+}
+
+func txnAttr(txn bool) int16 {
+	if txn {
+		return attrTransactional
+	}
+	return 0
 }
 
 func produceReq(topic string, p int32, acks int16, raw []byte) *kmsg.ProduceRequest {

@@ -254,3 +254,19 @@ func TestKafkaDescribeRules(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestKafkaTransactions runs kafkacheck.Transactions, which kafkatest's
+// TestCluster/transactions runs on Apache Kafka: a transactional
+// producer's requests, fencing, timeouts and read_committed reads.
+func TestKafkaTransactions(t *testing.T) {
+	const check = 100 * time.Millisecond
+	c := newTestCluster(t, Brokers(3), Topic("txn", 2, 3), TransactionAbortCheck(check))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dial := func(ctx context.Context, id int32, caps map[int16]int16) (*protocol.Conn, error) {
+		return protocol.Dial(ctx, c.Addrs()[id], protocol.ConnConfig{MaxVersions: caps})
+	}
+	if err := kafkacheck.Transactions(ctx, dial, "txn", check); err != nil {
+		t.Fatal(err)
+	}
+}

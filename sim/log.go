@@ -41,6 +41,11 @@ type replica struct {
 	// its log end), which is what it serves reads up to.
 	hw     int64
 	pstate producerTable
+	// done are the transactions completed here, in the order of their
+	// markers (Kafka's transaction index, with the committed ones too,
+	// which hold the last stable offset until their marker is below the
+	// high watermark).
+	done []completedTxn
 }
 
 func newReplica(broker int32) *replica {
@@ -50,7 +55,14 @@ func newReplica(broker int32) *replica {
 func (r *replica) append(e *entry) {
 	r.entries = append(r.entries, e)
 	r.leo = e.end()
-	r.pstate.add(e)
+	r.track(e)
+}
+
+// track applies e to the producer state and the completed transactions.
+func (r *replica) track(e *entry) {
+	if done, ok := r.pstate.add(e); ok {
+		r.done = append(r.done, done)
+	}
 }
 
 // find returns the index of the first entry whose end is after offset.
@@ -93,8 +105,9 @@ func (r *replica) truncateTo(offset int64) OffsetRange {
 // only each producer's last batch, as loading a Kafka snapshot does.
 func (r *replica) rebuild(snapshot bool) {
 	r.pstate = producerTable{}
+	r.done = nil
 	for _, e := range r.entries {
-		r.pstate.add(e)
+		r.track(e)
 	}
 	if snapshot {
 		r.pstate.shrink()

@@ -43,6 +43,11 @@ type config struct {
 	initEpoch          int16           // ProducerEpochStart
 	sec                secConfig       // TLS, SASL, SessionLifetime
 	acls               aclConfig       // ACL, SuperUser
+	txnPartitions      int             // TransactionStatePartitions
+	offsetsPartitions  int             // OffsetsTopicPartitions
+	txnMaxTimeout      time.Duration   // TransactionMaxTimeout
+	txnAbortCheck      time.Duration   // TransactionAbortCheck
+	noTxnVerify        bool            // WithoutTxnVerification
 }
 
 func defaultConfig() config {
@@ -55,8 +60,52 @@ func defaultConfig() config {
 		maxDecompressed: 64 << 20,
 		pidExpiration:   24 * time.Hour,   // Kafka's producer.id.expiration.ms default
 		pidExpiryCheck:  10 * time.Minute, // Kafka's producer.id.expiration.check.interval.ms default
+		// Kafka's transaction.state.log.num.partitions,
+		// offsets.topic.num.partitions, transaction.max.timeout.ms and
+		// transaction.abort.timed.out.transaction.cleanup.interval.ms.
+		txnPartitions:     50,
+		offsetsPartitions: 50,
+		txnMaxTimeout:     15 * time.Minute,
+		txnAbortCheck:     10 * time.Second,
 	}
 }
+
+// TransactionStatePartitions is Kafka's transaction.state.log.num.partitions
+// (default 50): the transactional ids hash over that many partitions of
+// __transaction_state, whose leaders coordinate them.
+func TransactionStatePartitions(n int) Option {
+	return func(c *config) { c.txnPartitions = n }
+}
+
+// OffsetsTopicPartitions is Kafka's offsets.topic.num.partitions (default
+// 50): the groups hash over that many partitions of __consumer_offsets,
+// whose leaders coordinate them (FindCoordinator, TxnOffsetCommit) and
+// which AddOffsetsToTxn adds to a transaction.
+func OffsetsTopicPartitions(n int) Option {
+	return func(c *config) { c.offsetsPartitions = n }
+}
+
+// TransactionMaxTimeout is Kafka's transaction.max.timeout.ms (default 15
+// minutes): InitProducerId asking a longer transaction timeout is
+// answered INVALID_TRANSACTION_TIMEOUT.
+func TransactionMaxTimeout(d time.Duration) Option {
+	return func(c *config) { c.txnMaxTimeout = d }
+}
+
+// TransactionAbortCheck is Kafka's
+// transaction.abort.timed.out.transaction.cleanup.interval.ms (default 10
+// seconds): how often the coordinators abort the transactions left open
+// past their timeout, bumping the producer's epoch.
+func TransactionAbortCheck(d time.Duration) Option {
+	return func(c *config) { c.txnAbortCheck = d }
+}
+
+// WithoutTxnVerification emulates brokers before Kafka 3.6 (KIP-890 part
+// 1), which append a transactional batch without asking the coordinator
+// whether its partition is in the producer's transaction: a batch to a
+// partition never added is written, no marker ever ends it there, and its
+// last stable offset stays behind it (a hanging transaction).
+func WithoutTxnVerification() Option { return func(c *config) { c.noTxnVerify = true } }
 
 // Brokers sets the number of brokers (ids 0..n-1). Default 1.
 func Brokers(n int) Option { return func(c *config) { c.brokers = n } }
@@ -257,6 +306,19 @@ func ACL(user, topic string, ops ...Operation) Option {
 		if len(ops) == 0 {
 			c.acls.on = true
 		}
+	}
+}
+
+// TransactionalIDACL grants SASL user WRITE (and so DESCRIBE) on
+// transactional id ("*": every one), as a Kafka ACL on a TRANSACTIONAL_ID
+// resource does, and turns authorization on. With authorization on, a
+// user without it is refused TRANSACTIONAL_ID_AUTHORIZATION_FAILED by
+// FindCoordinator (for that id), InitProducerId, AddPartitionsToTxn,
+// AddOffsetsToTxn, EndTxn, TxnOffsetCommit and a transactional Produce.
+// Groups are not authorized: any user may name any group.
+func TransactionalIDACL(user, id string) Option {
+	return func(c *config) {
+		c.acls.txnGrants = append(c.acls.txnGrants, aclGrant{user: user, topic: id, op: OpWrite})
 	}
 }
 

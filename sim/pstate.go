@@ -24,6 +24,26 @@ type producerEntry struct {
 	// lastTimestamp is the max timestamp of its last batch (ms), as
 	// DescribeProducers reports it.
 	lastTimestamp int64
+	// txnFirst is the offset of its ongoing transaction's first batch
+	// here, -1 when it has none (Kafka's currentTxnFirstOffset).
+	txnFirst int64
+	// coordEpoch is the transaction coordinator epoch of the last marker
+	// written for it here, -1 before any.
+	coordEpoch int32
+}
+
+// newProducerEntry is the state of a producer first seen at epoch.
+func newProducerEntry(epoch int16) *producerEntry {
+	return &producerEntry{epoch: epoch, txnFirst: -1, coordEpoch: -1}
+}
+
+// setEpoch moves the producer to epoch; a new epoch forgets its batches,
+// as Kafka's maybeUpdateProducerEpoch does.
+func (e *producerEntry) setEpoch(epoch int16) {
+	if epoch != e.epoch {
+		e.epoch = epoch
+		e.batches = e.batches[:0]
+	}
 }
 
 // lastSeq is the last sequence of the producer's last batch, -1 if none.
@@ -77,10 +97,20 @@ func (t producerTable) check(h *batchHeader, rules seqRules, partitionEmpty bool
 		if h.baseSequence != 0 {
 			return nil, errOutOfOrderSequence
 		}
-	default:
-		if len(e.batches) > 0 && h.baseSequence != nextSeq(e.batches[len(e.batches)-1].lastSeq) {
+	case len(e.batches) == 0:
+		// Known at this epoch from a transaction marker only: its first
+		// batch here starts at sequence 0, as after any new epoch.
+		if h.baseSequence != 0 {
 			return nil, errOutOfOrderSequence
 		}
+	default:
+		if h.baseSequence != nextSeq(e.batches[len(e.batches)-1].lastSeq) {
+			return nil, errOutOfOrderSequence
+		}
+	}
+	if e.txnFirst >= 0 && !h.transactional() {
+		// A plain batch while the producer's transaction is open here.
+		return nil, errInvalidTxnState
 	}
 	return nil, errNone
 }
@@ -101,13 +131,10 @@ func (t producerTable) update(pid int64, epoch int16, firstSeq, lastSeq int32, b
 	}
 	e := t[pid]
 	if e == nil {
-		e = &producerEntry{epoch: epoch}
+		e = newProducerEntry(epoch)
 		t[pid] = e
 	}
-	if epoch != e.epoch {
-		e.epoch = epoch
-		e.batches = e.batches[:0]
-	}
+	e.setEpoch(epoch)
 	if len(e.batches) == dedupWindow {
 		copy(e.batches, e.batches[1:])
 		e.batches = e.batches[:dedupWindow-1]
@@ -116,12 +143,46 @@ func (t producerTable) update(pid int64, epoch int16, firstSeq, lastSeq int32, b
 	e.lastActive = time.Now()
 }
 
-// add records an appended (or replicated, or replayed) log entry.
-func (t producerTable) add(e *entry) {
+// add records an appended (or replicated, or replayed) log entry. A
+// transaction marker ends the producer's transaction here: done is then
+// the transaction it ended, if it wrote anything here (ok).
+func (t producerTable) add(e *entry) (done completedTxn, ok bool) {
+	if e.h.control() {
+		return t.endTxn(e)
+	}
 	t.update(e.h.producerID, e.h.producerEpoch, e.h.baseSequence, e.h.lastSequence(), e.base, e.end()-1)
 	if pe := t[e.h.producerID]; pe != nil {
 		pe.lastTimestamp = e.h.maxTimestamp
+		if e.h.transactional() && pe.txnFirst < 0 {
+			pe.txnFirst = e.base // a transaction begins here
+		}
 	}
+	return completedTxn{}, false
+}
+
+// endTxn applies a transaction marker as Kafka's appendEndTxnMarker does:
+// the producer takes the marker's epoch (a new one forgets its batches)
+// and coordinator epoch, and its transaction here, if any, is complete.
+func (t producerTable) endTxn(e *entry) (done completedTxn, ok bool) {
+	pid := e.h.producerID
+	if pid < 0 {
+		return completedTxn{}, false
+	}
+	pe := t[pid]
+	if pe == nil {
+		pe = newProducerEntry(e.h.producerEpoch)
+		t[pid] = pe
+	}
+	if pe.txnFirst >= 0 {
+		done = completedTxn{pid: pid, first: pe.txnFirst, last: e.base, aborted: e.h.marker == markerAbort}
+		ok = true
+	}
+	pe.setEpoch(e.h.producerEpoch)
+	pe.txnFirst = -1
+	pe.coordEpoch = e.h.coordEpoch
+	pe.lastTimestamp = e.h.maxTimestamp
+	pe.lastActive = time.Now()
+	return done, ok
 }
 
 // touch marks a producer active on this replica (a batch of its arrived).
@@ -131,11 +192,12 @@ func (t producerTable) touch(pid int64, now time.Time) {
 	}
 }
 
-// expireIdle forgets producers idle for at least idle and returns them.
+// expireIdle forgets producers idle for at least idle, except those with a
+// transaction open here (Kafka never expires them), and returns them.
 func (t producerTable) expireIdle(idle time.Duration, now time.Time) []int64 {
 	var out []int64
 	for pid, e := range t {
-		if now.Sub(e.lastActive) >= idle {
+		if e.txnFirst < 0 && now.Sub(e.lastActive) >= idle {
 			delete(t, pid)
 			out = append(out, pid)
 		}
@@ -145,10 +207,11 @@ func (t producerTable) expireIdle(idle time.Duration, now time.Time) []int64 {
 
 // dropStamped forgets the producers whose last batch's largest timestamp
 // is expiration or longer before now: Kafka's isProducerExpired, applied
-// when a snapshot is loaded and by the periodic expiry check.
+// when a snapshot is loaded and by the periodic expiry check. A producer
+// with a transaction open here is kept, as in Kafka.
 func (t producerTable) dropStamped(expiration time.Duration, now time.Time) {
 	for pid, e := range t {
-		if now.UnixMilli()-e.lastTimestamp >= expiration.Milliseconds() {
+		if e.txnFirst < 0 && now.UnixMilli()-e.lastTimestamp >= expiration.Milliseconds() {
 			delete(t, pid)
 		}
 	}

@@ -148,3 +148,21 @@ func TestProducerTableDropStamped(t *testing.T) {
 		t.Fatalf("kept %v, want producers 3 and 4", slices.Sorted(maps.Keys(pt)))
 	}
 }
+
+// TestMarkerOnlyProducerStartsAtZero: a producer a partition knows from a
+// transaction marker only (added to a transaction, nothing written
+// there) must start at sequence 0 at the marker's epoch, as Kafka's
+// producer state checks it (no last sequence: only 0 follows).
+func TestMarkerOnlyProducerStartsAtZero(t *testing.T) {
+	tbl := producerTable{}
+	h, _ := markerBatch(7, 3, markerCommit, 0, time.Unix(1, 0))
+	if _, ok := tbl.add(&entry{base: 0, h: h}); ok {
+		t.Fatal("a marker with no transaction here completed one")
+	}
+	for seq, want := range map[int32]int16{5: errOutOfOrderSequence, 0: errNone} {
+		b := batchHeader{producerID: 7, producerEpoch: 3, baseSequence: seq, marker: markerNone}
+		if _, code := tbl.check(&b, seqRules{}, false); code != want {
+			t.Errorf("sequence %d: code %d, want %d", seq, code, want)
+		}
+	}
+}

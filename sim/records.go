@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/rollsafe/rollsafe/compress"
@@ -15,6 +16,11 @@ type Batch struct {
 	ProducerEpoch int16
 	BaseSequence  int32
 	Codec         compress.Codec
+	// Transactional: the batch belongs to a transaction. Control: it is
+	// a transaction marker (ControlType says which), its one record's key
+	// and value the marker's.
+	Transactional, Control bool
+	ControlType            int16 // 0 abort, 1 commit; -1 for other batches
 	// LastOffsetDelta is the batch's last offset minus its base: one less
 	// than its record count, except in a batch compaction thinned out.
 	LastOffsetDelta int32
@@ -94,6 +100,7 @@ func decodeEntry(e *entry, limit int) (Batch, error) {
 		BaseOffset: e.base, LeaderEpoch: e.leaderEpoch, ProducerID: e.h.producerID,
 		ProducerEpoch: e.h.producerEpoch, BaseSequence: e.h.baseSequence,
 		Codec: compress.Codec(rb.Attributes & 0x07), LastOffsetDelta: rb.LastOffsetDelta, Raw: e.raw,
+		Transactional: rb.Attributes&attrTransactional != 0, Control: rb.Attributes&attrControl != 0, ControlType: -1,
 	}
 	recs := rb.Records
 	if b.Codec != compress.None {
@@ -103,6 +110,9 @@ func decodeEntry(e *entry, limit int) (Batch, error) {
 		}
 	}
 	_, err := eachRecord(recs, rb.NumRecords, func(i int32, r *kmsg.Record) error {
+		if b.Control && len(r.Key) >= 4 {
+			b.ControlType = int16(binary.BigEndian.Uint16(r.Key[2:]))
+		}
 		b.Records = append(b.Records, Record{
 			Offset: e.base + int64(r.OffsetDelta), Timestamp: rb.FirstTimestamp + r.TimestampDelta64,
 			Key: r.Key, Value: r.Value, Headers: append([]kmsg.Header(nil), r.Headers...),

@@ -25,6 +25,10 @@ var apiVersions = []kmsg.ApiVersionsResponseApiKey{
 	{ApiKey: 18, MinVersion: 0, MaxVersion: 4}, // ApiVersions
 	{ApiKey: 22, MinVersion: 0, MaxVersion: 5}, // InitProducerId
 	{ApiKey: 23, MinVersion: 0, MaxVersion: 4}, // OffsetForLeaderEpoch
+	{ApiKey: 24, MinVersion: 0, MaxVersion: 3}, // AddPartitionsToTxn (v4+: broker to broker, transactions v2)
+	{ApiKey: 25, MinVersion: 0, MaxVersion: 3}, // AddOffsetsToTxn (v4: transactions v2)
+	{ApiKey: 26, MinVersion: 0, MaxVersion: 4}, // EndTxn (v5: transactions v2)
+	{ApiKey: 28, MinVersion: 0, MaxVersion: 4}, // TxnOffsetCommit (v5: transactions v2)
 	{ApiKey: 36, MinVersion: 0, MaxVersion: 2}, // SaslAuthenticate
 	{ApiKey: 61, MinVersion: 0, MaxVersion: 0}, // DescribeProducers (Kafka 2.8+)
 	{ApiKey: 75, MinVersion: 0, MaxVersion: 0}, // DescribeTopicPartitions (Kafka 3.8+)
