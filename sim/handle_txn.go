@@ -36,16 +36,7 @@ func (b *broker) addPartitionsToTxn(ctx context.Context, r *kmsg.AddPartitionsTo
 		set(errTransactionalIDAuthorization)
 	} else if refused := b.checkTxnPartitions(ctx, parts, codes); !refused {
 		c.mu.Lock()
-		code := b.coordinatesLocked(&c.txn.txnLog, r.TransactionalID)
-		switch m := c.txn.txns[r.TransactionalID]; {
-		case r.TransactionalID == "":
-			code = errInvalidRequest
-		case code != errNone:
-		case m == nil:
-			code = errInvalidProducerIDMapping
-		default:
-			code = m.addPartitions(r.ProducerID, r.ProducerEpoch, parts, time.Now())
-		}
+		code := b.addToTxnLocked(r.TransactionalID, r.ProducerID, r.ProducerEpoch, parts)
 		c.mu.Unlock()
 		set(fencedAs(code, r.Version < 2))
 	}
@@ -100,18 +91,27 @@ func (b *broker) addOffsetsToTxn(ctx context.Context, r *kmsg.AddOffsetsToTxnReq
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	code := b.coordinatesLocked(&c.txn.txnLog, r.TransactionalID)
-	switch m := c.txn.txns[r.TransactionalID]; {
-	case r.TransactionalID == "":
-		code = errInvalidRequest
-	case code != errNone:
-	case m == nil:
-		code = errInvalidProducerIDMapping
-	default:
-		code = m.addPartitions(r.ProducerID, r.ProducerEpoch, []tp{c.txn.groupPartition(r.Group)}, time.Now())
-	}
+	code := b.addToTxnLocked(r.TransactionalID, r.ProducerID, r.ProducerEpoch, []tp{c.txn.groupPartition(r.Group)})
 	resp.ErrorCode = fencedAs(code, r.Version < 2)
 	return resp
+}
+
+// addToTxnLocked adds parts to transactional id's transaction, as the
+// coordinator decides it (c.mu held): not this broker's id, no such
+// transaction, or the transaction's own answer.
+func (b *broker) addToTxnLocked(id string, pid int64, epoch int16, parts []tp) int16 {
+	c := b.c
+	code := b.coordinatesLocked(&c.txn.txnLog, id)
+	switch m := c.txn.txns[id]; {
+	case id == "":
+		return errInvalidRequest
+	case code != errNone:
+		return code
+	case m == nil:
+		return errInvalidProducerIDMapping
+	default:
+		return m.addPartitions(pid, epoch, parts, time.Now())
+	}
 }
 
 // endTxn answers EndTxn v0-v4 (transactions v1): the coordinator's
