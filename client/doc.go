@@ -89,12 +89,14 @@
 //
 //	n := memnet.New(seed)
 //	c, _ := sim.NewCluster(sim.Network(n))
-//	p, _ := client.NewProducer(client.Brokers(c.Addrs()...), client.Dialer(n.Dial), client.SyncTest())
+//	p, _ := client.NewProducer(client.Brokers(c.Addrs()...), client.Dialer(n.Dial), client.SyncTest(synctest.Wait))
 //
-// SyncTest makes the loop let the bubble finish each instant before it
-// takes its inputs, apply the inputs of one instant in a canonical order,
-// and stagger its background goroutines so that none share a connection
-// at one instant: one seed, one execution, the same transcript on every
+// SyncTest makes the loop wait for the bubble to finish each instant before
+// it takes its inputs and apply the inputs of one instant in a canonical
+// order. The background goroutines that share the metadata view and the
+// connection pools start each action only when the loop gives them their
+// turn, one at a time in that order (loop_turns.go): one seed, one
+// execution, the same transcript on every
 // run. The conformance scenarios and the chaos schedules run this way by
 // default (client/conformance: -conformance.wall and TestChaosSockets keep
 // runs over sockets and the wall clock).

@@ -58,7 +58,7 @@ func (p *Producer) metadataLoop() {
 		case <-retry:
 		}
 		retry = nil
-		p.stagger(staggerMetadata, "")
+		p.turn(turnMetadata, "")
 		ctx, cancel := context.WithTimeout(p.ctx, p.cfg.requestTimeout)
 		err := p.meta.Refresh(ctx, p.topics.list()...)
 		cancel()

@@ -29,7 +29,7 @@ func (p *Producer) startTailRead(tp idempotence.TopicPartition, from int64) {
 		var tail idempotence.Tail
 		backoff := 50 * time.Millisecond
 		for attempt := 1; ; attempt++ {
-			p.stagger(staggerTail, tp.Topic+"/"+strconv.Itoa(int(tp.Partition)))
+			p.turn(turnTail, tp.Topic+"/"+strconv.Itoa(int(tp.Partition)))
 			var err error
 			tail, err = p.readTail(tp, from)
 			if err == nil {

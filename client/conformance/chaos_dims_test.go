@@ -142,12 +142,14 @@ type chaosReset struct {
 // drawResets draws a schedule's resets after an answer (the
 // window of the sender's fence): none for half the schedules, else one to three, each at a moment of
 // the span on any partition, half of them after a stall of 20 to 250 ms.
-// The reset reaches the producer 1 to 40 µs after the answer: the time a
-// sender takes between its look at the failures it has heard of and its
-// use of the connection (in the deterministic world, its stagger of 25 to
-// 29 µs) is in that range, so that a request the loop builds on the answer
-// may be on its way while the reset fails the requests behind the
-// answered one. Two in three have the leader run its producer expiry
+// The reset reaches the producer 1 to 40 µs after the answer, while the
+// requests behind the answered one are in flight: the reset fails them,
+// and the request the loop builds on the answer with them (in the
+// deterministic world the loop and the sender take no virtual time, so
+// that request is written at the answer's instant; over sockets,
+// TestChaosSockets, the sender's own time between its look at the failures
+// it has heard of and its use of the connection may let the reset in
+// first, the case TestSenderFenceCheckedAfterDial plays). Two in three have the leader run its producer expiry
 // check as it answers, which forgets a producer writing records stamped
 // long ago (every fourth seed's): the broker then takes a later batch of a
 // partition whose earlier one was lost with the connection.
