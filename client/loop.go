@@ -165,6 +165,21 @@ func (l *loop) run() {
 			tick = true
 		}
 		l.settle()
+		// The pass takes every input posted by now and, whichever of the
+		// two woke it, a deadline due by now: inputs and the timer ready
+		// at one instant make one pass, not two in an order the select
+		// picked.
+		select {
+		case <-l.in.signal:
+		default:
+		}
+		if !tick {
+			select {
+			case <-l.timer.C:
+				tick = true
+			default:
+			}
+		}
 		items := l.in.take()
 		if l.p.cfg.settle != nil {
 			canonical(items)
