@@ -280,6 +280,12 @@ func (d chaosDims) prepare(r *rig, partitions int32) error {
 
 // act plays the dimensions' producer actions (records during the holds,
 // purges) from start, at their offsets; it returns when the last is done.
+// The i-th action (in time order) comes i+1 µs after its offset, an
+// instant of its own: not that of a wave (whole milliseconds), nor that of
+// another action, nor that at which the batch of records produced a
+// linger before closes. Two inputs at one instant, from two goroutines,
+// would reach the producer in an order the scheduler picks, and a seed
+// would no longer replay one execution (TestChaosReplay).
 func (d chaosDims) act(ctx context.Context, r *rig, start time.Time) error {
 	type action struct {
 		at time.Duration
@@ -301,9 +307,10 @@ func (d chaosDims) act(ctx context.Context, r *rig, start time.Time) error {
 		}
 	}
 	slices.SortStableFunc(acts, func(a, b action) int { return int(a.at - b.at) })
-	for _, a := range acts {
+	for i, a := range acts {
+		at := start.Add(a.at + time.Duration(i+1)*time.Microsecond)
 		select {
-		case <-time.After(max(time.Until(start.Add(a.at)), time.Nanosecond)):
+		case <-time.After(max(time.Until(at), time.Nanosecond)):
 		case <-ctx.Done():
 			return ctx.Err()
 		}
