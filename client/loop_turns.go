@@ -2,16 +2,18 @@ package client
 
 // Turns: the background goroutines (the metadata loop, InitProducerId,
 // topic waits, tail reads) share the metadata view and the connection
-// pools. Each starts an action — a refresh, a request, a
-// dial — only when the loop lets it: it posts a turnIn and waits. The
-// loop lets the turns of one pass go after it has acted on its inputs, in
-// the order the inputs came (canonical under SyncTest: by kind, then
+// pools. Each starts an action (a refresh, a request, a read) only when
+// the loop lets it: it posts a turnIn and waits. The loop lets the turns
+// of one pass go after it has acted on its inputs and woken the senders,
+// in the order the inputs came (canonical under SyncTest: by kind, then
 // name). Under SyncTest the loop also waits, before each turn, until the
 // bubble is idle again, so one goroutine's action is under way (its
 // request written, its dial begun) before the next one's starts: which of
 // two goroutines woken at one instant uses a shared connection first is
-// decided by their names, not by the scheduler. Outside a bubble a turn
-// costs a pass of the loop.
+// decided by the loop, not by the scheduler. Outside a bubble a turn costs
+// a pass of the loop; these actions are rare (a refresh, a recovery).
+// Senders take none: each is the only writer on its connection, but for
+// InitProducerId, whose turn comes after the senders the loop woke.
 
 // turnKind names a kind of background goroutine; turns of one instant go
 // in this order.
@@ -28,7 +30,7 @@ const (
 // it go.
 type turnIn struct {
 	kind  turnKind
-	key   string // which one: a topic, a partition, a broker's lane
+	key   string // which one: a topic, a partition
 	grant chan struct{}
 }
 
