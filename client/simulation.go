@@ -23,7 +23,7 @@ func Dialer(dial func(ctx context.Context, network, addr string) (net.Conn, erro
 // inputs of an instant, so that every input of that instant has been
 // posted, and applies them in one canonical order; and it lets the
 // background goroutines that asked for a turn in that instant act one at
-// a time, in the order of their names, calling wait before each (loop.go,
+// a time, by kind and then name, calling wait before each (loop.go,
 // loop_turns.go). The same inputs at the same virtual times then give the
 // same execution, and a seed replays. A nil wait leaves the producer as
 // it is outside a bubble.
