@@ -51,7 +51,7 @@ func TestUnknownTopicFailsAfterBoundedWait(t *testing.T) {
 func unknownTopicFailsAfterBoundedWait(t *testing.T) {
 	mn := memnet.New(1)
 	c := newCluster(t, 1, sim.Network(mn))
-	p, err := client.NewProducer(client.Brokers(c.Addrs()...), client.Dialer(mn.Dial), client.SyncTest(),
+	p, err := client.NewProducer(client.Brokers(c.Addrs()...), client.Dialer(mn.Dial), client.SyncTest(synctest.Wait),
 		client.UnknownTopicWait(200*time.Millisecond))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close(context.Background()) })

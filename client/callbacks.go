@@ -8,8 +8,9 @@ import (
 )
 
 // callbackQueue calls record callbacks on one goroutine, in the order the
-// engine resolved them, so user code never runs under the engine's lock and
-// records of one partition are called back in offset order. A batch's
+// loop resolved them, so user code never runs on the loop (a slow callback
+// never holds up the machine) and records of one partition are called back
+// in offset order. A batch's
 // records are queued as one item under one lock acquisition, without
 // reading any of them: the callback goroutine is the only one that touches
 // a finished record (its offset, its callback), once. done is told how many

@@ -46,11 +46,20 @@
 //
 // # Architecture
 //
-// One goroutine, the loop (loop.go), owns the idempotence machine and every
-// batch; nothing else touches them and no lock guards them. Everything that
-// happens reaches the loop as an input on its inbox (an unbounded queue, so
-// posting never blocks); the loop steps the machine with it, then carries
-// out what the machine made ready:
+// One goroutine, the loop (loop.go), owns the idempotence machine, every
+// closed batch until it is released, the outboxes and the records held for
+// their topic's metadata: only the loop steps the machine, numbers and
+// routes batches and resolves records, and no lock guards that state
+// (senders only read the bytes of the batches handed to them). Other state
+// is shared, each piece behind a lock of its own: the accumulator's open
+// batches (Produce and the batching workers), the metadata view (written
+// by every refresh and by the leader hints senders find in produce answers;
+// the loop reads it), the brokers suspected of being frozen (written by
+// senders, read by the loop and the metadata loop), Produce's side of the
+// held topics, the callback queue. Everything that happens reaches the loop
+// as an input on its inbox (an unbounded queue, so posting never blocks);
+// the loop steps the machine with it, then carries out what the machine
+// made ready:
 //
 //	Produce ─► accumulator ─► batching workers (encode, compress) ─┐
 //	                                                               │ batch closed
@@ -73,7 +82,10 @@
 // broker unreachable, its connection lost) fails every request queued
 // behind it on that sender until the machine has had its answers, as one
 // TCP pipeline would: nothing built before the machine knew goes out on a
-// new connection ahead of a batch it must resend. Hooks and logging run without a lock.
+// new connection ahead of a batch it must resend. The metadata loop,
+// InitProducerId, topic waits and tail reads start each refresh, request or
+// read when the loop gives them their turn (loop_turns.go), after it has
+// acted on its inputs. Hooks and logging run without a lock.
 // ProduceSync's outcomes skip the callback queue, so ProduceSync works
 // inside a callback; Flush and Close there fail with ErrInCallback.
 //
@@ -89,15 +101,17 @@
 //
 //	n := memnet.New(seed)
 //	c, _ := sim.NewCluster(sim.Network(n))
-//	p, _ := client.NewProducer(client.Brokers(c.Addrs()...), client.Dialer(n.Dial), client.SyncTest())
+//	p, _ := client.NewProducer(client.Brokers(c.Addrs()...), client.Dialer(n.Dial), client.SyncTest(synctest.Wait))
 //
-// SyncTest makes the loop let the bubble finish each instant before it
-// takes its inputs, apply the inputs of one instant in a canonical order,
-// and stagger its background goroutines so that none share a connection
-// at one instant: one seed, one execution, the same transcript on every
-// run. The conformance scenarios and the chaos schedules run this way by
-// default (client/conformance: -conformance.wall and TestChaosSockets keep
-// runs over sockets and the wall clock).
+// SyncTest(synctest.Wait) gives the loop the bubble's barrier: the loop
+// waits until every other goroutine of the bubble is blocked before it
+// takes its inputs, applies the inputs of one instant in a canonical order,
+// and gives the turns of one instant one at a time in that order, waiting
+// for the barrier before each. No sleep orders anything: one seed, one
+// execution, the same transcript on every run (TestChaosReplay). The
+// conformance scenarios and the chaos schedules run this way by default
+// (client/conformance: -conformance.wall and TestChaosSockets keep runs
+// over sockets and the wall clock).
 //
 // See docs/guarantees.md (what each outcome means and how the producer learns
 // it), docs/architecture.md (the loop) and the README's option table in the

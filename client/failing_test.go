@@ -59,7 +59,7 @@ func TestLongFailureIsLoggedAndHooked(t *testing.T) {
 			}
 			failed = append(failed, err)
 		}
-		p, err := client.NewProducer(client.Brokers(c.Addrs()...), client.Dialer(mn.Dial), client.SyncTest(),
+		p, err := client.NewProducer(client.Brokers(c.Addrs()...), client.Dialer(mn.Dial), client.SyncTest(synctest.Wait),
 			client.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))),
 			client.WithHooks(client.Hooks{AttemptFailed: hook}))
 		require.NoError(t, err)

@@ -107,7 +107,7 @@ func TestFlushSendsHeldRecordsAtOnce(t *testing.T) {
 		mn := memnet.New(1, memnet.Latency(20*time.Microsecond, 50*time.Microsecond))
 		c := newCluster(t, 6, sim.Network(mn))
 		start := time.Now()
-		p, err := client.NewProducer(client.Brokers(c.Addrs()...), client.Dialer(mn.Dial), client.SyncTest(),
+		p, err := client.NewProducer(client.Brokers(c.Addrs()...), client.Dialer(mn.Dial), client.SyncTest(synctest.Wait),
 			client.Linger(time.Hour))
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = p.Close(context.Background()) })

@@ -54,6 +54,7 @@ type loop struct {
 
 	later  []idempotence.Input // follow-up inputs produced while acting on Ready
 	purged []chan struct{}     // Purge calls to answer once the machine's answer is acted on
+	turns  []turnIn            // background goroutines to let go after this pass (loop_turns.go)
 	timer  *time.Timer
 	exited chan struct{}
 
@@ -163,14 +164,24 @@ func (l *loop) run() {
 		case <-l.timer.C:
 			tick = true
 		}
-		if l.p.cfg.syncTest {
-			// Virtual time moves on only when every other goroutine of
-			// the bubble is blocked: whatever this instant brings has
-			// been posted when the sleep returns.
-			time.Sleep(time.Nanosecond)
+		l.settle()
+		// The pass takes every input posted by now and, whichever of the
+		// two woke it, a deadline due by now: inputs and the timer ready
+		// at one instant make one pass, not two in an order the select
+		// picked.
+		select {
+		case <-l.in.signal:
+		default:
+		}
+		if !tick {
+			select {
+			case <-l.timer.C:
+				tick = true
+			default:
+			}
 		}
 		items := l.in.take()
-		if l.p.cfg.syncTest {
+		if l.p.cfg.settle != nil {
 			canonical(items)
 		}
 		l.noteCancels(items)
@@ -195,6 +206,7 @@ func (l *loop) run() {
 			l.shutdown()
 			return
 		}
+		l.letGo()
 		l.arm()
 	}
 }
@@ -221,6 +233,8 @@ func (l *loop) apply(x any) {
 	case purgeHeldIn:
 		l.failHeld(errPurgedHeld)
 		close(v.done)
+	case turnIn:
+		l.turns = append(l.turns, v)
 	case closeIn:
 		l.closed = true
 		l.failHeld(notWritten(ErrClosed))
@@ -426,6 +440,12 @@ func canonical(items []any) {
 		if c := compareTP(ka.tp, kb.tp); c != 0 {
 			return c
 		}
+		if ka.key != kb.key {
+			if ka.key < kb.key {
+				return -1
+			}
+			return 1
+		}
 		return int(ka.id - kb.id)
 	})
 }
@@ -433,6 +453,7 @@ func canonical(items []any) {
 type inKey struct {
 	rank int
 	tp   idempotence.TopicPartition
+	key  string
 	id   idempotence.BatchID
 }
 
@@ -451,10 +472,12 @@ func inputKey(x any) inKey {
 		return inKey{rank: 3}
 	case identityIn:
 		return inKey{rank: 4}
+	case turnIn:
+		return inKey{rank: 6 + int(v.kind), key: v.key}
 	case purgeIn, purgeHeldIn:
-		return inKey{rank: 8}
+		return inKey{rank: 20}
 	case closeIn:
-		return inKey{rank: 9}
+		return inKey{rank: 21}
 	}
 	return inKey{rank: 5}
 }

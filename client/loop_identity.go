@@ -26,7 +26,7 @@ func (l *loop) initProducerID() {
 		defer p.wg.Done()
 		backoff := 50 * time.Millisecond
 		for {
-			p.stagger(staggerIdentity, "")
+			p.turn(turnIdentity, "")
 			ctx, cancel := context.WithTimeout(p.ctx, p.cfg.requestTimeout)
 			id, epoch, err := p.initProducerID(ctx)
 			cancel()

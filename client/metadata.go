@@ -58,7 +58,18 @@ func (p *Producer) metadataLoop() {
 		case <-retry:
 		}
 		retry = nil
-		p.stagger(staggerMetadata, "")
+		p.turn(turnMetadata, "")
+		// This refresh serves whatever else asked for one by now: a tick
+		// and a kick due at one instant make one refresh, whichever of
+		// them the select above took.
+		select {
+		case <-t.C:
+		default:
+		}
+		select {
+		case <-p.metaKick:
+		default:
+		}
 		ctx, cancel := context.WithTimeout(p.ctx, p.cfg.requestTimeout)
 		err := p.meta.Refresh(ctx, p.topics.list()...)
 		cancel()

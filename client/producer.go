@@ -147,7 +147,7 @@ func NewProducer(opts ...Option) (*Producer, error) {
 	})
 	poolCfg := protocol.PoolConfig{Conn: connCfg, BackoffMin: 20 * time.Millisecond, BackoffMax: time.Second, Logger: cfg.logger,
 		OnConnect: hooks.BrokerConnect, OnDisconnect: hooks.BrokerDisconnect}
-	if cfg.syncTest {
+	if cfg.settle != nil {
 		poolCfg.Jitter = simJitter
 	}
 	for range cfg.connections {
@@ -435,7 +435,7 @@ func (p *Producer) waitTopic(topic string) (int32, error) {
 	backoff := 25 * time.Millisecond
 	var last error
 	for {
-		p.stagger(staggerTopic, topic)
+		p.turn(turnTopic, topic)
 		rctx, cancel := context.WithTimeout(p.ctx, p.cfg.requestTimeout)
 		err := p.meta.Refresh(rctx, topic)
 		cancel()

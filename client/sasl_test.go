@@ -218,7 +218,7 @@ func sessionExpiryReauthenticates(t *testing.T) {
 	// Not newProducer: the bubble itself fails the test if a goroutine is
 	// left behind.
 	p, err := client.NewProducer(client.Brokers(c.Addrs()...), client.Linger(2*time.Millisecond),
-		client.SASLScram512(saslUser, saslPass), client.WithLogger(slog.New(logs)), client.Dialer(mn.Dial), client.SyncTest())
+		client.SASLScram512(saslUser, saslPass), client.WithLogger(slog.New(logs)), client.Dialer(mn.Dial), client.SyncTest(synctest.Wait))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close(context.Background()) })
 	r := newRun()

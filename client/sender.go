@@ -126,10 +126,12 @@ func (s *sender) run() {
 	}
 }
 
-// dial returns the route's connection, dialling it if needed.
+// dial returns the route's connection, dialling it if needed. It takes no
+// turn (loop_turns.go): the sender is the only user of its route's
+// connection but for InitProducerId, whose turn comes after the senders
+// the loop woke have written.
 func (s *sender) dial() (*protocol.Conn, error) {
 	p := s.p
-	p.stagger(staggerSender, strconv.Itoa(int(s.broker))+"/"+strconv.Itoa(int(s.route.lane)))
 	ctx, cancel := context.WithTimeout(p.ctx, p.cfg.dialTimeout)
 	defer cancel()
 	return p.pools[s.route.lane].Conn(ctx, s.broker)

@@ -19,12 +19,23 @@ func Dialer(dial func(ctx context.Context, network, addr string) (net.Conn, erro
 
 // SyncTest is for tests that run the producer inside a testing/synctest
 // bubble, on virtual time and an in-memory network (sim.Network with
-// memnet): each time the producer's loop wakes, it first lets every other
-// goroutine of the bubble finish the current instant, then applies the
-// inputs that arrived in that instant in one canonical order. The same
-// inputs at the same virtual times then give the same execution, and a
-// seed replays. Outside a bubble it only slows the producer down.
-func SyncTest() Option { return func(c *config) { c.syncTest = true } }
+// memnet); wait is synctest.Wait. The loop calls it before it takes the
+// inputs of an instant, so that every input of that instant has been
+// posted, and applies them in one canonical order; and it lets the
+// background goroutines that asked for a turn in that instant act one at
+// a time, by kind and then name, calling wait before each (loop.go,
+// loop_turns.go). The same inputs at the same virtual times then give the
+// same execution, and a seed replays. A nil wait leaves the producer as
+// it is outside a bubble.
+//
+// synctest.Wait may not be called by two goroutines at once: producers
+// sharing a bubble must share a wait that lets one caller in at a time,
+// waiting on a channel made inside the bubble (a wait on a mutex is not
+// durably blocked), for example:
+//
+//	one := make(chan struct{}, 1)
+//	wait := func() { one <- struct{}{}; synctest.Wait(); <-one }
+func SyncTest(wait func()) Option { return func(c *config) { c.settle = wait } }
 
 // LevelTrace is the slog level at which the producer's loop logs every
 // input it applies and every output of the idempotence machine ("in" and
@@ -32,28 +43,6 @@ func SyncTest() Option { return func(c *config) { c.syncTest = true } }
 // the same for the same seed. Below slog.LevelDebug, so a Debug logger
 // does not see it.
 const LevelTrace = slog.Level(-8)
-
-// stagger, under SyncTest, holds a background goroutine of the given kind
-// (and key: a broker, a partition) a few distinct microseconds before it
-// acts, so that goroutines woken at one instant never share a connection
-// or a metadata refresh in an order left to the scheduler.
-func (p *Producer) stagger(kind int, key string) {
-	if !p.cfg.syncTest {
-		return
-	}
-	h := fnv.New32a()
-	h.Write([]byte(key))
-	time.Sleep(time.Duration(kind)*5*time.Microsecond + time.Duration(h.Sum32()%4096)*time.Nanosecond)
-}
-
-// Kinds of background goroutines, for stagger.
-const (
-	staggerMetadata = 1 + iota
-	staggerIdentity
-	staggerTopic
-	staggerTail
-	staggerSender
-)
 
 // simJitter is the pool's redial jitter under SyncTest: a function of the
 // broker and the (virtual) time.

@@ -29,7 +29,7 @@ func (p *Producer) startTailRead(tp idempotence.TopicPartition, from int64) {
 		var tail idempotence.Tail
 		backoff := 50 * time.Millisecond
 		for attempt := 1; ; attempt++ {
-			p.stagger(staggerTail, tp.Topic+"/"+strconv.Itoa(int(tp.Partition)))
+			p.turn(turnTail, tp.Topic+"/"+strconv.Itoa(int(tp.Partition)))
 			var err error
 			tail, err = p.readTail(tp, from)
 			if err == nil {
@@ -67,6 +67,9 @@ func (p *Producer) readTail(tp idempotence.TopicPartition, from int64) (idempote
 	if err != nil {
 		return idempotence.Tail{}, err
 	}
+	// Reads waiting on one refresh all wake when it is answered: each
+	// takes its turn again before it uses the read connection.
+	p.turn(turnTail, tp.Topic+"/"+strconv.Itoa(int(tp.Partition)))
 	leader, leaderEpoch, err := p.meta.Leader(tp.Topic, tp.Partition)
 	if err != nil {
 		return idempotence.Tail{}, err

@@ -247,7 +247,7 @@ func (m *Metadata) ask(ctx context.Context, req *kmsg.MetadataRequest, check fun
 			acancel()
 			m.log.Debug("metadata: no broker answered the dial", "try", try+1, "err", err)
 			errs = append(errs, err)
-			if ctx.Err() != nil {
+			if expired(ctx) {
 				break
 			}
 			continue
@@ -258,7 +258,7 @@ func (m *Metadata) ask(ctx context.Context, req *kmsg.MetadataRequest, check fun
 			m.log.Debug("metadata: a broker did not answer", "try", try+1, "broker", c.Addr(), "err", err)
 			errs = append(errs, err)
 			m.dropConn(c)
-			if ctx.Err() != nil {
+			if expired(ctx) {
 				break
 			}
 			continue
@@ -324,7 +324,7 @@ func (m *Metadata) getConn(ctx context.Context) (*Conn, error) {
 		c, err := m.cfg.Dial(ctx, addr)
 		if err != nil {
 			errs = append(errs, err)
-			if ctx.Err() != nil {
+			if expired(ctx) {
 				break
 			}
 			continue

@@ -321,7 +321,7 @@ func (p *Pool) Any(ctx context.Context) (*Conn, error) {
 			return c, nil
 		}
 		errs = append(errs, err)
-		if ctx.Err() != nil || errors.Is(err, ErrClosed) {
+		if expired(ctx) || errors.Is(err, ErrClosed) {
 			break
 		}
 	}

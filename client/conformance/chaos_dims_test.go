@@ -142,12 +142,14 @@ type chaosReset struct {
 // drawResets draws a schedule's resets after an answer (the
 // window of the sender's fence): none for half the schedules, else one to three, each at a moment of
 // the span on any partition, half of them after a stall of 20 to 250 ms.
-// The reset reaches the producer 1 to 40 µs after the answer: the time a
-// sender takes between its look at the failures it has heard of and its
-// use of the connection (in the deterministic world, its stagger of 25 to
-// 29 µs) is in that range, so that a request the loop builds on the answer
-// may be on its way while the reset fails the requests behind the
-// answered one. Two in three have the leader run its producer expiry
+// The reset reaches the producer 1 to 40 µs after the answer, while the
+// requests behind the answered one are in flight: the reset fails them,
+// and the request the loop builds on the answer with them (in the
+// deterministic world the loop and the sender take no virtual time, so
+// that request is written at the answer's instant; over sockets,
+// TestChaosSockets, the sender's own time between its look at the failures
+// it has heard of and its use of the connection may let the reset in
+// first, the case TestSenderFenceCheckedAfterDial plays). Two in three have the leader run its producer expiry
 // check as it answers, which forgets a producer writing records stamped
 // long ago (every fourth seed's): the broker then takes a later batch of a
 // partition whose earlier one was lost with the connection.
@@ -278,6 +280,12 @@ func (d chaosDims) prepare(r *rig, partitions int32) error {
 
 // act plays the dimensions' producer actions (records during the holds,
 // purges) from start, at their offsets; it returns when the last is done.
+// The i-th action (in time order) comes i+1 µs after its offset, an
+// instant of its own: not that of a wave (whole milliseconds), nor that of
+// another action, nor that at which the batch of records produced a
+// linger before closes. Two inputs at one instant, from two goroutines,
+// would reach the producer in an order the scheduler picks, and a seed
+// would no longer replay one execution (TestChaosReplay).
 func (d chaosDims) act(ctx context.Context, r *rig, start time.Time) error {
 	type action struct {
 		at time.Duration
@@ -299,9 +307,10 @@ func (d chaosDims) act(ctx context.Context, r *rig, start time.Time) error {
 		}
 	}
 	slices.SortStableFunc(acts, func(a, b action) int { return int(a.at - b.at) })
-	for _, a := range acts {
+	for i, a := range acts {
+		at := start.Add(a.at + time.Duration(i+1)*time.Microsecond)
 		select {
-		case <-time.After(max(time.Until(start.Add(a.at)), time.Nanosecond)):
+		case <-time.After(max(time.Until(at), time.Nanosecond)):
 		case <-ctx.Done():
 			return ctx.Err()
 		}

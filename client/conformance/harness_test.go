@@ -125,6 +125,9 @@ type rig struct {
 	pending  sync.WaitGroup
 
 	dial func(ctx context.Context, network, addr string) (net.Conn, error) // nil: TCP
+	// settle is SyncTest's wait for the rig's producers (nil: over TCP),
+	// shared so that two of them never call synctest.Wait at once.
+	settle func()
 
 	// age, when set, stamps every record produced that long before now
 	// (historical events replayed).
@@ -152,9 +155,9 @@ func start(cf cfg) (*rig, error) {
 	simOpts := []sim.Option{sim.Brokers(3), sim.Topic(topic, cf.partitions, 3), sim.RecorderLimit(0)}
 	var netOpts []client.Option
 	if cf.net != nil {
-		r.dial = cf.net.Dial
+		r.dial, r.settle = cf.net.Dial, oneAtATime()
 		simOpts = append(simOpts, sim.Network(cf.net))
-		netOpts = []client.Option{client.Dialer(cf.net.Dial), client.SyncTest()}
+		netOpts = []client.Option{client.Dialer(cf.net.Dial), client.SyncTest(r.settle)}
 	}
 	c, err := sim.NewCluster(append(simOpts, cf.sim...)...)
 	if err != nil {

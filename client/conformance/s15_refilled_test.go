@@ -95,7 +95,7 @@ func TestConformance15TruncatedThenRefilled(t *testing.T) {
 func (r *rig) otherOpts() []client.Option {
 	opts := []client.Option{client.Brokers(r.c.Addrs()...), client.Linger(time.Millisecond)}
 	if r.dial != nil {
-		opts = append(opts, client.Dialer(r.dial), client.SyncTest())
+		opts = append(opts, client.Dialer(r.dial), client.SyncTest(r.settle))
 	}
 	return opts
 }

@@ -88,13 +88,17 @@ func firstDiff(a, b []string) string {
 	return fmt.Sprintf("lengths %d and %d", len(a), len(b))
 }
 
-var chaosReplays = flag.Int("chaos.replays", 0, "TestChaosReplay replays seeds 1..N (0: a fixed sample of 16 covering every kind of schedule)")
+var chaosReplays = flag.Int("chaos.replays", 0, "TestChaosReplay replays seeds 1..N (0: seeds 1..32, every kind of schedule, and the regressions)")
 
 // TestChaosReplay plays chaos schedules twice each in the deterministic
 // world and requires the same transcript both times: one seed, one
 // execution, bit for bit.
 func TestChaosReplay(t *testing.T) {
-	seeds := []int64{1, 2, 3, 5, 10, 15, 25, 30, 45, 55, 60, 75, 90, 105, 120, 135}
+	var seeds []int64
+	for s := int64(1); s <= 32; s++ {
+		seeds = append(seeds, s)
+	}
+	seeds = append(seeds, chaosRegressions...)
 	if *chaosReplays > 0 {
 		seeds = seeds[:0]
 		for s := int64(1); s <= int64(*chaosReplays); s++ {
@@ -114,7 +118,7 @@ func TestChaosReplay(t *testing.T) {
 			t.Fatalf("seed %d, replayed: %v", seed, err)
 		}
 		la, lb := a.Lines(), b.Lines()
-		if len(la) < 50 {
+		if len(la) < 10 {
 			t.Fatalf("seed %d: a transcript of %d lines: the trace is not recorded", seed, len(la))
 		}
 		if a.Sum() != b.Sum() {

@@ -41,3 +41,16 @@ func netOf(t *testing.T) *memnet.Network {
 	nw, _ := n.(*memnet.Network)
 	return nw
 }
+
+// oneAtATime returns synctest.Wait for the producers of one bubble, which
+// may call it at the same instant: one caller at a time, the others
+// waiting on a channel made in the bubble (durably blocked, as Wait needs
+// them to be).
+func oneAtATime() func() {
+	one := make(chan struct{}, 1)
+	return func() {
+		one <- struct{}{}
+		synctest.Wait()
+		<-one
+	}
+}

@@ -124,8 +124,11 @@ func (c *conn) Write(p []byte) (int, error) {
 		return 0, nil
 	}
 	at := now.Add(c.n.latency(now, c.key, c.dir, p))
-	if at.Before(s.last) {
-		at = s.last
+	if !at.After(s.last) {
+		// Behind the previous write on the stream: it arrives after it, a
+		// nanosecond later, so that a reader never gets two writes at one
+		// instant (two answers waking two waiters at once).
+		at = s.last.Add(time.Nanosecond)
 	}
 	s.last = at
 	if c.n.trace != nil {

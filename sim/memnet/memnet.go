@@ -129,6 +129,9 @@ func (n *Network) Dial(ctx context.Context, network, addr string) (net.Conn, err
 	if l == nil {
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: tcpAddr(addr), Err: syscall.ECONNREFUSED}
 	}
+	if n.trace != nil {
+		n.trace(fmt.Sprintf("%d dial %s", time.Now().UnixNano(), addr))
+	}
 	t := time.NewTimer(n.latency(time.Now(), addr, 'd', nil))
 	defer t.Stop()
 	select {

@@ -159,3 +159,54 @@ func TestResetAfter(t *testing.T) {
 		}
 	})
 }
+
+// TestWritesArriveOneAtATime: writes on one stream arrive in order, each at
+// an instant of its own, even those written at one instant: a reader gets
+// one write per instant, so two answers never wake two waiters at once.
+func TestWritesArriveOneAtATime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := New(7)
+		l, err := n.Listen("127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		got := make(chan []time.Time, 1)
+		go func() {
+			s, err := l.Accept()
+			if err != nil {
+				got <- nil
+				return
+			}
+			defer s.Close()
+			var at []time.Time
+			buf := make([]byte, 1)
+			for range 20 {
+				if _, err := io.ReadFull(s, buf); err != nil || int(buf[0]) != len(at) {
+					break
+				}
+				at = append(at, time.Now())
+			}
+			got <- at
+		}()
+		c, err := n.Dial(context.Background(), "tcp", l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		for i := range 20 {
+			if _, err := c.Write([]byte{byte(i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		at := <-got
+		if len(at) != 20 {
+			t.Fatalf("read %d writes in order, want 20", len(at))
+		}
+		for i := 1; i < len(at); i++ {
+			if !at[i].After(at[i-1]) {
+				t.Fatalf("write %d arrived at %v, not after write %d (%v)", i, at[i], i-1, at[i-1])
+			}
+		}
+	})
+}
