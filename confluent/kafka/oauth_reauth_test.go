@@ -69,7 +69,7 @@ func reauthOnSim(t *testing.T, phase time.Duration) {
 	defer func() { require.NoError(t, c.Close()) }()
 	conf := kafka.ConfigMap{"bootstrap.servers": strings.Join(c.Addrs(), ","), "security.protocol": "sasl_plaintext",
 		"sasl.mechanisms": "OAUTHBEARER", "sasl.oauthbearer.config": "principal=orders-svc"}
-	p, err := kafka.NewProducerWith(&conf, client.Dialer(mn.Dial), client.SyncTest())
+	p, err := kafka.NewProducerWith(&conf, client.Dialer(mn.Dial), client.SyncTest(synctest.Wait))
 	require.NoError(t, err)
 	defer p.Close()
 
