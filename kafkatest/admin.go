@@ -260,9 +260,49 @@ func (c *Cluster) WaitLeaders(ctx context.Context, topic string) error {
 
 // WaitHealthy waits until every partition of topic has a leader and a
 // full ISR.
+//
+// In ZooKeeper mode a broker back from a pause longer than its session can
+// stay out of a partition's ISR for good: its replica fetcher, refused by a
+// leader at a newer epoch, waits for a LeaderAndIsr the controller never
+// sends again ("marked as failed"). After stuckRejoin with a running,
+// unpaused replica missing from some ISR, WaitHealthy restarts that broker
+// once (the operator's remedy), saying so through Config.Logf.
 func (c *Cluster) WaitHealthy(ctx context.Context, topic string) error {
+	if c.zk == nil {
+		return c.WaitFor(ctx, topic, "healthy", Partition.Healthy)
+	}
+	wctx, cancel := context.WithTimeout(ctx, stuckRejoin)
+	err := c.WaitFor(wctx, topic, "healthy", Partition.Healthy)
+	cancel()
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	ps, perr := c.Partitions(ctx, topic)
+	if perr != nil {
+		return err
+	}
+	restarted := map[int32]bool{}
+	for _, p := range ps {
+		for _, r := range p.Replicas {
+			if slices.Contains(p.ISR, r) || restarted[r] || !c.Running(r) || c.Paused(r) {
+				continue
+			}
+			c.cfg.Logf("kafkatest: broker %d still out of the ISR of %s[%d] after %v (ZooKeeper mode): restarting it", r, topic, p.ID, stuckRejoin)
+			if err := c.Stop(ctx, r); err != nil {
+				return err
+			}
+			if err := c.Start(ctx, r); err != nil {
+				return err
+			}
+			restarted[r] = true
+		}
+	}
 	return c.WaitFor(ctx, topic, "healthy", Partition.Healthy)
 }
+
+// stuckRejoin is how long WaitHealthy waits in ZooKeeper mode before it
+// restarts a running broker missing from an ISR.
+const stuckRejoin = 90 * time.Second
 
 // ElectPreferred runs a preferred-leader election (ElectLeaders, API 43)
 // for the given partitions of topic (none: all of them). A partition

@@ -149,10 +149,10 @@ func TestVersionPlan(t *testing.T) {
 		return strings.Join(n, ",")
 	}
 	for env, want := range map[string]string{
-		"":          "[3.9.2 2.8.1] seed,kill,zombie",
-		"all":       "[3.9.2 2.8.1] clean,seed,kill,zombie,rolling,blackhole,toolarge,mininsync,restart,unclean",
-		"2.8":       "[2.8.1] clean,seed,kill,zombie,rolling,blackhole,toolarge,mininsync,restart,unclean",
-		"3.9.2,4.4": "[3.9.2 4.4.0] clean,seed,kill,zombie,rolling,blackhole,toolarge,mininsync,restart,unclean",
+		"":          "[3.9.2 2.8.1 2.2.2] seed,kill,zombie,recreated",
+		"all":       "[3.9.2 2.8.1 2.2.2] clean,seed,kill,zombie,recreated,rolling,blackhole,toolarge,mininsync,restart,unclean",
+		"2.8":       "[2.8.1] clean,seed,kill,zombie,recreated,rolling,blackhole,toolarge,mininsync,restart,unclean",
+		"3.9.2,4.4": "[3.9.2 4.4.0] clean,seed,kill,zombie,recreated,rolling,blackhole,toolarge,mininsync,restart,unclean",
 		"none":      "[] ",
 	} {
 		vs, ss, err := versionPlan(env)
