@@ -261,12 +261,13 @@ func (c *Cluster) WaitLeaders(ctx context.Context, topic string) error {
 // WaitHealthy waits until every partition of topic has a leader and a
 // full ISR.
 //
-// In ZooKeeper mode a broker back from a pause longer than its session can
-// stay out of a partition's ISR for good: its replica fetcher, refused by a
-// leader at a newer epoch, waits for a LeaderAndIsr the controller never
-// sends again ("marked as failed"). After stuckRejoin with a running,
-// unpaused replica missing from some ISR, WaitHealthy restarts that broker
-// once (the operator's remedy), saying so through Config.Logf.
+// In ZooKeeper mode a broker back from a pause about as long as its
+// session can stay out of a partition's ISR for good (Kafka 2.8.1 here):
+// its fetcher, refused at a newer epoch, waits for a LeaderAndIsr that
+// never comes, or the leader's ISR update stays refused by ZooKeeper. After
+// stuckRejoin with a running, unpaused replica missing from an ISR,
+// WaitHealthy restarts the partition's leader and the missing replicas
+// once each (the operator's remedy), saying so through Config.Logf.
 func (c *Cluster) WaitHealthy(ctx context.Context, topic string) error {
 	if c.zk == nil {
 		return c.WaitFor(ctx, topic, "healthy", Partition.Healthy)
@@ -281,28 +282,38 @@ func (c *Cluster) WaitHealthy(ctx context.Context, topic string) error {
 	if perr != nil {
 		return err
 	}
-	restarted := map[int32]bool{}
+	var restart []int32
 	for _, p := range ps {
+		var missing []int32
 		for _, r := range p.Replicas {
-			if slices.Contains(p.ISR, r) || restarted[r] || !c.Running(r) || c.Paused(r) {
-				continue
+			if !slices.Contains(p.ISR, r) && c.Running(r) && !c.Paused(r) {
+				missing = append(missing, r)
 			}
-			c.cfg.Logf("kafkatest: broker %d still out of the ISR of %s[%d] after %v (ZooKeeper mode): restarting it", r, topic, p.ID, stuckRejoin)
-			if err := c.Stop(ctx, r); err != nil {
-				return err
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		c.cfg.Logf("kafkatest: brokers %v still out of the ISR %v of %s[%d] led by %d after %v (ZooKeeper mode): restarting the leader and them", missing, p.ISR, topic, p.ID, p.Leader, stuckRejoin)
+		for _, b := range append([]int32{p.Leader}, missing...) {
+			if b >= 0 && !slices.Contains(restart, b) {
+				restart = append(restart, b)
 			}
-			if err := c.Start(ctx, r); err != nil {
-				return err
-			}
-			restarted[r] = true
+		}
+	}
+	for _, b := range restart {
+		if err := c.Stop(ctx, b); err != nil {
+			return err
+		}
+		if err := c.Start(ctx, b); err != nil {
+			return err
 		}
 	}
 	return c.WaitFor(ctx, topic, "healthy", Partition.Healthy)
 }
 
 // stuckRejoin is how long WaitHealthy waits in ZooKeeper mode before it
-// restarts a running broker missing from an ISR.
-const stuckRejoin = 90 * time.Second
+// restarts the brokers of a partition with a running replica out of its ISR.
+const stuckRejoin = 60 * time.Second
 
 // ElectPreferred runs a preferred-leader election (ElectLeaders, API 43)
 // for the given partitions of topic (none: all of them). A partition
