@@ -104,10 +104,26 @@ func (c *Conn) Err() error {
 func (c *Conn) Close() error {
 	c.fail(ErrConnClosed)
 	if !c.inCallback.Load() {
-		<-c.done
-		c.reauth.bg.Wait()
+		c.waitEnded()
 	}
 	return nil
+}
+
+// closeWait closes the connection and always waits for its end: for the
+// callbacks of the requests in flight, AfterDone's calls and a
+// re-authentication under way. Close skips the wait while any callback
+// runs, since it cannot tell the reader's goroutine from another; the
+// shutdowns that are never called from a callback (Pool.Close,
+// Metadata.Close) use closeWait so they return only after every end was
+// reported.
+func (c *Conn) closeWait() {
+	c.fail(ErrConnClosed)
+	c.waitEnded()
+}
+
+func (c *Conn) waitEnded() {
+	<-c.done
+	c.reauth.bg.Wait()
 }
 
 // fail records the first cause and closes the socket, which ends the reader.

@@ -135,7 +135,7 @@ func (m *Metadata) Close() error {
 	m.conn = nil
 	<-m.connLock
 	if c != nil {
-		_ = c.Close()
+		c.closeWait()
 	}
 	return nil
 }

@@ -345,7 +345,9 @@ func (p *Pool) existing(id int32) *Conn {
 }
 
 // Close closes every connection, failing requests in flight on them, and
-// makes later calls return ErrClosed.
+// makes later calls return ErrClosed. It returns once every connection has
+// ended (callbacks and OnDisconnect run), so it must not be called from a
+// connection's callback.
 func (p *Pool) Close() error {
 	p.mu.Lock()
 	if p.closed {
@@ -363,7 +365,7 @@ func (p *Pool) Close() error {
 		s.conn = nil
 		<-s.lock
 		if c != nil {
-			_ = c.Close()
+			c.closeWait()
 		}
 	}
 	return nil
