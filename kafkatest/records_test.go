@@ -2,8 +2,13 @@ package kafkatest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/rollsafe/rollsafe/kafkaerr"
 
 	"github.com/rollsafe/rollsafe/internal/kafkacheck"
 	"github.com/rollsafe/rollsafe/protocol"
@@ -50,7 +55,46 @@ func leaderConn(t *testing.T, ctx context.Context, c *Cluster, topic string) *pr
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
+	if err := waitLeading(ctx, conn, topic); err != nil {
+		t.Fatal(err)
+	}
 	return conn
+}
+
+// waitLeading waits until the broker on conn leads topic's partition 0 as
+// far as its own replica manager knows: the metadata another broker
+// answered can name it leader before it has applied that change, when it
+// still answers produce requests UNKNOWN_TOPIC_OR_PARTITION. ListOffsets
+// is answered by the partition's leader replica only.
+func waitLeading(ctx context.Context, conn *protocol.Conn, topic string) error {
+	for {
+		req := kmsg.NewPtrListOffsetsRequest()
+		req.ReplicaID = -1
+		rt := kmsg.NewListOffsetsRequestTopic()
+		rt.Topic = topic
+		rp := kmsg.NewListOffsetsRequestTopicPartition()
+		rp.Partition, rp.Timestamp, rp.CurrentLeaderEpoch = 0, -1, -1
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		resp, err := conn.Request(ctx, req)
+		if err != nil {
+			return fmt.Errorf("kafkatest: %s: waiting for the leader to lead: %w", topic, err)
+		}
+		code := int16(-1)
+		for _, t := range resp.(*kmsg.ListOffsetsResponse).Topics {
+			for _, p := range t.Partitions {
+				code = p.ErrorCode
+			}
+		}
+		if code == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("kafkatest: %s: the leader does not lead yet (ListOffsets: %v): %w", topic, kafkaerr.Code(code), ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // testSequences runs kafkacheck.Sequences, which the sim runs too
