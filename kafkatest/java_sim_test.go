@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -138,8 +139,9 @@ func TestJavaClientsOnSim(t *testing.T) {
 			defer cancel()
 			cmd := exec.CommandContext(ctx, rt.Java, append([]string{"-cp", rt.Classpath(), "testdata/ProduceConsume.java",
 				strings.Join(c.Addrs(), ","), "j", fmt.Sprint(parts), fmt.Sprint(records)}, args...)...)
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			var stdout bytes.Buffer
+			stderr := newMarkWriter("produced\n")
+			cmd.Stdout, cmd.Stderr = &stdout, stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -149,11 +151,18 @@ func TestJavaClientsOnSim(t *testing.T) {
 				go func() { exited <- cmd.Wait() }()
 				tick := time.NewTicker(100 * time.Millisecond)
 				defer tick.Stop()
+				produced := stderr.seen
 			moving:
 				for {
 					select {
 					case err = <-exited:
 						break moving
+					case <-produced:
+						// The consumer reads a cluster at rest: leaders
+						// moving every 300 ms under it can starve one
+						// partition's fetches past its 30 s.
+						tick.Stop()
+						produced = nil
 					case <-tick.C:
 						ticks++
 						switch ticks {
@@ -236,4 +245,34 @@ func TestJavaClientsOnSim(t *testing.T) {
 			}
 		})
 	}
+}
+
+// markWriter keeps what is written to it and closes seen once the bytes
+// written so far contain mark.
+type markWriter struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	mark string
+	seen chan struct{}
+}
+
+func newMarkWriter(mark string) *markWriter {
+	return &markWriter{mark: mark, seen: make(chan struct{})}
+}
+
+func (w *markWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, _ := w.buf.Write(b)
+	if w.mark != "" && strings.Contains(w.buf.String(), w.mark) {
+		w.mark = ""
+		close(w.seen)
+	}
+	return n, nil
+}
+
+func (w *markWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }

@@ -7,7 +7,8 @@
 // With PAUSE_MICROS it pauses that long after each send (a steady rate
 // while the test moves the cluster's leaders).
 // It prints one line per record acknowledged, "acked <value> <partition>
-// <offset>", then one per record read, "read <value> <partition> <offset>".
+// <offset>", then one per record read, "read <value> <partition> <offset>";
+// between the two it prints "produced" on stderr (its producer closed).
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,6 +50,10 @@ public class ProduceConsume {
                 System.out.printf("acked v%d %d %d%n", i, m.partition(), m.offset());
             }
         }
+        // The test moves leaders only while the producer writes: the consumer
+        // reads a settled cluster.
+        System.err.println("produced");
+        System.err.flush();
         Properties cp = new Properties();
         cp.put("bootstrap.servers", bootstrap);
         cp.put("enable.auto.commit", "false");
