@@ -9,7 +9,10 @@ package readback
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"time"
 
 	"github.com/rollsafe/rollsafe/batching"
 	"github.com/rollsafe/rollsafe/protocol"
@@ -74,7 +77,48 @@ func ScanConn(ctx context.Context, brokers []string, topic string, cc protocol.C
 	return nil
 }
 
+// retryWait is how long a scan waits before it asks for the leader again
+// after the broker it read from stopped leading (or answering).
+const retryWait = 100 * time.Millisecond
+
+// scanPartition reads part from its log start to the high watermark. When
+// the broker it reads from turns out not to lead the partition (a
+// metadata answer older than a leader change, a broker stopping) it asks
+// the metadata again and goes on from the offset it reached on the
+// partition's leader, as Kafka's consumer does, until ctx ends.
 func scanPartition(ctx context.Context, meta *protocol.Metadata, pool *protocol.Pool, topic string, part int32, fn func(Record) error) error {
+	offset := int64(-1) // not known yet: the log start
+	for {
+		err := scanFrom(ctx, meta, pool, topic, part, &offset, fn)
+		if err == nil || !leaderGone(err) {
+			return err
+		}
+		t := time.NewTimer(retryWait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("%w (after %w)", ctx.Err(), err)
+		case <-t.C:
+		}
+		if rerr := meta.Refresh(ctx, topic); rerr != nil && ctx.Err() != nil {
+			return fmt.Errorf("%w (after %w)", rerr, err)
+		}
+	}
+}
+
+// leaderGone reports an error after which another broker (or the same one,
+// later) may serve the partition: a retriable Kafka error (not the leader,
+// a leader epoch not known yet, no leader), or the connection lost.
+func leaderGone(err error) bool {
+	var ne net.Error
+	return protocol.IsRetriable(err) || errors.Is(err, protocol.ErrLeaderNotAvailable) ||
+		errors.Is(err, protocol.ErrNoBroker) || errors.Is(err, protocol.ErrConnLostAfterWrite) ||
+		errors.Is(err, protocol.ErrResponseTimeout) || errors.As(err, &ne)
+}
+
+// scanFrom reads part from *offset (from the log start when it is -1),
+// keeping *offset at the next record to read.
+func scanFrom(ctx context.Context, meta *protocol.Metadata, pool *protocol.Pool, topic string, part int32, offset *int64, fn func(Record) error) error {
 	leader, _, err := meta.Leader(topic, part)
 	if err != nil {
 		return err
@@ -83,16 +127,20 @@ func scanPartition(ctx context.Context, meta *protocol.Metadata, pool *protocol.
 	if err != nil {
 		return err
 	}
-	offset, _, err := protocol.ListOffsets(ctx, conn, topic, part, protocol.ListEarliest)
-	if err != nil {
-		return err
-	}
-	for {
-		raw, hw, _, err := protocol.FetchPartition(ctx, conn, topic, part, offset, maxFetchBytes)
+	if *offset < 0 {
+		start, _, err := protocol.ListOffsets(ctx, conn, topic, part, protocol.ListEarliest)
 		if err != nil {
 			return err
 		}
-		if offset >= hw {
+		*offset = start
+	}
+	for {
+		at := *offset
+		raw, hw, _, err := protocol.FetchPartition(ctx, conn, topic, part, at, maxFetchBytes)
+		if err != nil {
+			return err
+		}
+		if at >= hw {
 			return nil
 		}
 		batches, err := batching.DecodeBatches(raw, 256<<20)
@@ -102,7 +150,7 @@ func scanPartition(ctx context.Context, meta *protocol.Metadata, pool *protocol.
 		progressed := false
 		for _, b := range batches {
 			for _, r := range b.Records {
-				if r.Offset < offset {
+				if r.Offset < at {
 					continue
 				}
 				if err := fn(Record{
@@ -112,12 +160,13 @@ func scanPartition(ctx context.Context, meta *protocol.Metadata, pool *protocol.
 					return err
 				}
 			}
-			if next := b.Header.BaseOffset + int64(b.Header.LastOffsetDelta) + 1; next > offset {
-				offset, progressed = next, true
+			if next := b.Header.BaseOffset + int64(b.Header.LastOffsetDelta) + 1; next > at {
+				at, progressed = next, true
 			}
 		}
 		if !progressed {
-			return fmt.Errorf("no progress at offset %d below high watermark %d", offset, hw)
+			return fmt.Errorf("no progress at offset %d below high watermark %d", at, hw)
 		}
+		*offset = at
 	}
 }
