@@ -17,7 +17,7 @@ import (
 )
 
 var (
-	faultRuns  = flag.Int("faults.runs", 50, "random fault schedules TestRandomFaults plays on the real cluster (CI: 50; one costs 1-20 s on 2 shared cores, a kill or stop the most: a restarted broker's start)")
+	faultRuns  = flag.Int("faults.runs", 30, "random fault schedules TestRandomFaults plays on the real cluster (CI: 30; one costs 1-20 s on 2 shared cores, a kill or stop the most: a restarted broker's start)")
 	faultSteps = flag.Int("faults.steps", 1, "most faults in a schedule (each schedule draws 1..faults.steps)")
 	faultSeed  = flag.Uint64("faults.seed", 0, "play only this schedule seed (0: seeds 1..faults.runs)")
 )
@@ -54,7 +54,7 @@ const zombieRequestTimeout = 2 * time.Second
 
 // randomPerTick is the schedules' load: records per 5 ms tick (600/s over
 // the 6 partitions), enough for hundreds of batches in flight through
-// every fault while 50 schedules' records stay cheap to read back.
+// every fault while a run's schedules' records stay cheap to read back.
 const randomPerTick = 3
 
 // stallLimit bounds a schedule's longest gap between two acknowledgements
@@ -239,12 +239,15 @@ func TestRandomFaults(t *testing.T) {
 	}
 }
 
+// scheduleRand is the generator of schedule seed.
+func scheduleRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x726f6c6c73616665)) }
+
 // play runs schedule s on topic with its own producer, leaving the cluster
 // restored.
 func (s *schedule) play(t *testing.T, c *kafkatest.Cluster, topic string) {
 	began := time.Now()
 	ctx := ctxFor(t, 5*time.Minute)
-	rng := rand.New(rand.NewPCG(s.seed, 0x726f6c6c73616665))
+	rng := scheduleRand(s.seed)
 	kinds := faultsFor(rng)
 	steps := 1 + rng.IntN(max(1, *faultSteps))
 	l := newLoad(t, c, topic, parts, nil, client.RequestTimeout(zombieRequestTimeout))
@@ -292,4 +295,24 @@ func (s *schedule) play(t *testing.T, c *kafkatest.Cluster, topic string) {
 	if s.stall > stallLimit {
 		t.Errorf("production stalled %v (limit %v)", s.stall, stallLimit)
 	}
+}
+
+// The schedules CI plays (seeds 1..faults.runs, faults.steps at most per
+// schedule) draw every kind of fault: fewer schedules must not drop one.
+func TestRandomFaultsCoverEveryKind(t *testing.T) {
+	kinds := map[string]int{}
+	for seed := uint64(1); seed <= uint64(*faultRuns); seed++ {
+		rng := scheduleRand(seed)
+		fs := faultsFor(rng)
+		steps := 1 + rng.IntN(max(1, *faultSteps))
+		for range steps {
+			kinds[draw(rng, fs).name]++
+		}
+	}
+	for _, f := range faultsFor(rand.New(rand.NewPCG(1, 1))) {
+		if kinds[f.name] == 0 {
+			t.Errorf("seeds 1..%d draw no %s (drawn: %v)", *faultRuns, f.name, kinds)
+		}
+	}
+	t.Logf("seeds 1..%d draw %v", *faultRuns, kinds)
 }
