@@ -24,4 +24,7 @@ func (pr *Producer) close() {
 		p.inFlight = 0
 		p.on(evClosed)
 	}
+	if pr.txn != nil {
+		pr.txnClosed()
+	}
 }

@@ -154,9 +154,16 @@ func (r Ready) Empty() bool { return len(r.Sends) == 0 && len(r.Events) == 0 }
 // Step applies one input at time now. Afterwards, Ready says what to do.
 func (pr *Producer) Step(in Input, now time.Time) {
 	pr.observe(now)
+	if pr.txnInput(in) {
+		pr.txnAdvance()
+		pr.collectSends(now)
+		return
+	}
 	switch x := in.(type) {
 	case SetIdentity:
-		pr.setIdentity(x.ProducerID, x.Epoch)
+		if pr.txn == nil { // a transactional producer's identity comes from InitTransactions
+			pr.setIdentity(x.ProducerID, x.Epoch)
+		}
 	case NewBatch:
 		pr.enqueue(x.TP, x.ID, x.Records, x.Deadline, x.Stamp)
 		if p := pr.parts[x.TP]; p != nil {
@@ -197,6 +204,7 @@ func (pr *Producer) Step(in Input, now time.Time) {
 			pr.wake(p)
 		}
 	}
+	pr.txnAdvance()
 	pr.collectSends(now)
 }
 
