@@ -66,17 +66,17 @@ func (s TxnState) String() string {
 type tevent uint8
 
 const (
-	tvInit          tevent = iota // InitTransactions
-	tvIdentity                    // InitProducerId answered with an identity
-	tvBegin                       // BeginTxn
-	tvCommit                      // CommitTxn
-	tvAbort                       // AbortTxn
-	tvAbortable                   // an error the transaction cannot commit after
-	tvCommitted                   // EndTxn(commit) applied (or nothing to commit)
-	tvAborted                     // the transaction is aborted; the epoch moves next
-	tvAbortedSame                 // the transaction is aborted; the epoch stays (no bump possible, none needed)
-	tvProbe                       // a stale epoch: InitProducerId tells a timeout from a newer instance
-	tvFatal                       // fenced, or a code no retry or abort cures
+	tvInit        tevent = iota // InitTransactions
+	tvIdentity                  // InitProducerId answered with an identity
+	tvBegin                     // BeginTxn
+	tvCommit                    // CommitTxn
+	tvAbort                     // AbortTxn
+	tvAbortable                 // an error the transaction cannot commit after
+	tvCommitted                 // EndTxn(commit) applied (or nothing to commit)
+	tvAborted                   // the transaction is aborted; the epoch moves next
+	tvAbortedSame               // the transaction is aborted; the epoch stays (no bump possible, none needed)
+	tvProbe                     // a stale epoch: InitProducerId tells a timeout from a newer instance
+	tvFatal                     // fenced, or a code no retry or abort cures
 	numTevents
 )
 
