@@ -439,7 +439,10 @@ func (pr *Producer) txnAdvance() {
 	if t.state == TxnAbortableError || t.state == TxnAborting {
 		pr.txnSweep()
 	}
-	if t.req != reqNone || pr.now.Before(t.retryAt) {
+	if !t.retryAt.IsZero() && !pr.now.Before(t.retryAt) {
+		t.retryAt = time.Time{} // the pause is over (NextWake no longer counts it)
+	}
+	if t.req != reqNone || !t.retryAt.IsZero() {
 		return
 	}
 	switch t.state {
@@ -492,6 +495,9 @@ func (pr *Producer) txnDrained() bool {
 // decides whether the coordinator holds the transaction open).
 func (pr *Producer) txnSendAdds() bool {
 	t := pr.txn
+	if t.stale {
+		return false // the coordinator refuses our epoch: InitProducerId decides
+	}
 	var tps []TopicPartition
 	for _, tp := range t.order {
 		if a := t.adds[tp]; a.st == addWanted && (t.state != TxnAborting || a.maybe) {
