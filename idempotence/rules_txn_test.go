@@ -298,3 +298,24 @@ func TestTxnRuleDesyncMakesItAbortable(t *testing.T) {
 	r.state(TxnAbortableError)
 	r.wantNo(EpochBumped{})
 }
+
+func TestTxnRuleAbortResolvesALostAdd(t *testing.T) {
+	r := newTrig(t, Config{})
+	r.init()
+	r.step(BeginTxn{})
+	r.step(NewBatch{TP: tp0, ID: 1, Records: 1})
+	r.step(AddPartitionsAnswer{Code: kafkaerr.Transport}) // the coordinator may hold it
+	r.step(AbortTxn{})
+	r.take()
+	r.later()
+	r.step(CoordinatorFound{Broker: 9})
+	r.want(AddPartitionsRequest{Broker: 9, ProducerID: 1000, Epoch: 3, Partitions: []TopicPartition{tp0}})
+	r.wantNo(EndTxnRequest{})
+	r.step(AddPartitionsAnswer{Partitions: map[TopicPartition]kafkaerr.Code{tp0: kafkaerr.None}})
+	r.want(EndTxnRequest{Broker: 9, ProducerID: 1000, Epoch: 3, Commit: false})
+	if _, s := r.take(); len(s) != 0 {
+		t.Fatalf("sent %v while aborting", s)
+	}
+	r.step(EndTxnAnswer{Code: kafkaerr.None})
+	r.failedIs(1, []error{ErrAborted, ErrNotWritten}, nil)
+}

@@ -6,7 +6,10 @@ import (
 
 // Input is one thing that happened to the producer, fed to Step. The set is
 // closed: SetIdentity, NewBatch, LeaderChanged, Answer, TailRead,
-// SplitBatch, Withdraw, Tick, Purge and Close. Most answer an earlier output: SetIdentity
+// SplitBatch, Withdraw, Tick, Purge and Close, and for a transactional
+// producer (Config.Transactional) those of txn_io.go: InitTransactions,
+// BeginTxn, CommitTxn, AbortTxn, CoordinatorFound, InitProducerIDAnswer,
+// AddPartitionsAnswer and EndTxnAnswer. Most answer an earlier output: SetIdentity
 // answers NeedProducerID, LeaderChanged answers RefreshMetadata, Answer
 // answers a Send, TailRead answers ReadTail and SplitBatch answers
 // NeedSplit.

@@ -162,7 +162,12 @@ func (w *txnWorld) event(e Event) {
 		}
 		w.outcomeOf(x.ID, e)
 	case ReadTail:
+		w.stats["read tail"]++
 		w.reads[x.TP] = x.FromOffset
+	case EpochBumped:
+		w.stats["partition adopted a new epoch"]++
+	case TxnRefused:
+		w.fail("refused: %v", x.Err)
 	case RefreshMetadata:
 		w.meta[x.TP] = true
 	case TxnStateChanged:
