@@ -112,5 +112,5 @@ var (
 // txnCodeError is a coordinator's or a leader's code that the transaction
 // cannot go on after (kind: ErrTxnAbortable or ErrTxnFatal).
 func txnCodeError(c kafkaerr.Code, kind error) error {
-	return fmt.Errorf("%w: %s answered %v", kind, "the coordinator", c)
+	return fmt.Errorf("%w: answered %v", kind, c)
 }

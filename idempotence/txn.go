@@ -176,7 +176,7 @@ func (pr *Producer) initAnswered(x InitProducerIDAnswer) {
 	case kafkaerr.TxnRetry, kafkaerr.TxnRediscover:
 		pr.retryCoordinator(a)
 	case kafkaerr.TxnStaleEpoch:
-		if t.state == TxnBumping {
+		if t.state == TxnBumping && (x.Code == kafkaerr.ProducerFenced || x.Code == kafkaerr.InvalidProducerEpoch) {
 			// The coordinator grants InitProducerId with our identity
 			// after its own timeout abort (KIP-588), never after a newer
 			// instance's: fenced.
