@@ -104,6 +104,7 @@ var (
 	errFenced            = fmt.Errorf("%w: %w", ErrFenced, ErrTxnFatal)
 	errNeedsBump         = fmt.Errorf("a partition's sequences need a fresh epoch: %w", ErrTxnAbortable)
 	errNoBump            = fmt.Errorf("a partition's sequences need a fresh epoch and the broker cannot give one (InitProducerId before v3): %w", ErrTxnFatal)
+	errStaleNoBump       = fmt.Errorf("the producer's epoch was moved (by a newer instance or the coordinator's timeout) and the coordinator cannot tell which (InitProducerId before v3): %w", ErrTxnFatal)
 	errTxnLoss           = fmt.Errorf("acknowledged records of the transaction lost: %w", ErrTxnAbortable)
 	errNotInTxn          = fmt.Errorf("%w: no transaction open: %w", ErrTxnState, ErrNotWritten)
 	errMustAbort         = fmt.Errorf("%w: the transaction must be aborted: %w", ErrTxnState, ErrNotWritten)

@@ -319,3 +319,34 @@ func TestTxnRuleAbortResolvesALostAdd(t *testing.T) {
 	r.step(EndTxnAnswer{Code: kafkaerr.None})
 	r.failedIs(1, []error{ErrAborted, ErrNotWritten}, nil)
 }
+
+func TestTxnRuleStaleEpochWithoutBumpIsFatal(t *testing.T) {
+	// A coordinator before KIP-360 cannot be asked with our identity (its
+	// InitProducerId would take the id over from a newer instance).
+	r := newTrig(t, Config{TxnNoEpochBump: true})
+	r.init()
+	s := r.begin(tp0, 1)
+	r.answer(tp0, s[0].ID, kafkaerr.InvalidProducerEpoch, -1)
+	r.step(AbortTxn{})
+	r.wantNo(InitProducerIDRequest{})
+	r.wantNo(EndTxnRequest{})
+	r.state(TxnFatal)
+	r.failedIs(1, []error{ErrAborted, ErrNotWritten}, nil)
+}
+
+func TestTxnRuleAbortWithNothingAddedAsksTheBumpAtOnce(t *testing.T) {
+	// Nothing reached the coordinator: the abort ends without EndTxn, and
+	// the bump is asked in the same step (nothing else would wake it).
+	r := newTrig(t, Config{})
+	r.init()
+	r.step(BeginTxn{})
+	r.step(NewBatch{TP: tp0, ID: 1, Records: 1})
+	r.step(AddPartitionsAnswer{Code: kafkaerr.CoordinatorLoadInProgress})
+	r.step(AbortTxn{})
+	r.take()
+	r.later()
+	r.wantNo(EndTxnRequest{})
+	r.state(TxnBumping)
+	r.want(InitProducerIDRequest{Broker: 9, ProducerID: 1000, Epoch: 3})
+	r.failedIs(1, []error{ErrAborted, ErrNotWritten}, nil)
+}

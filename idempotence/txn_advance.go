@@ -21,9 +21,24 @@ func (pr *Producer) txnAdvance() {
 	if !t.retryAt.IsZero() && !pr.now.Before(t.retryAt) {
 		t.retryAt = time.Time{} // the pause is over (NextWake no longer counts it)
 	}
-	if t.req != reqNone || !t.retryAt.IsZero() {
-		return
+	// A step may end the transaction here (nothing to ask the
+	// coordinator): the next state's request goes in the same Step.
+	for range numTxnStates {
+		from := t.state
+		if t.req != reqNone || !t.retryAt.IsZero() || t.state == TxnFatal {
+			return
+		}
+		pr.txnNextRequest()
+		if t.state == from {
+			return
+		}
 	}
+}
+
+// txnNextRequest sends the request the state needs, or ends the
+// transaction when none is needed.
+func (pr *Producer) txnNextRequest() {
+	t := pr.txn
 	switch t.state {
 	case TxnInitializing:
 		pr.txnSend(reqInit, -1, -1, false)
@@ -46,6 +61,8 @@ func (pr *Producer) txnAdvance() {
 			return
 		}
 		switch {
+		case t.stale && !t.bumpOK:
+			pr.txnFatal(errStaleNoBump) // no InitProducerId with our identity to tell
 		case t.stale:
 			pr.txnTo(tvProbe, nil)
 			pr.txnSend(reqInit, pr.pid, pr.epoch, false)

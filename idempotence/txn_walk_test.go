@@ -46,6 +46,8 @@ type modelCoord struct {
 	txnEpoch int16 // the epoch the markers of the transaction carry
 	broker   int32
 	fenced   bool // a newer instance took the transactional id
+	old      bool // before Kafka 2.5: no InitProducerId with an identity (KIP-360), no grant after a timeout (KIP-588)
+	timeouts int  // transactions it aborted on their timeout
 }
 
 type txnMarker struct {
@@ -173,7 +175,13 @@ func (w *txnWorld) event(e Event) {
 	case TxnStateChanged:
 		if x.State == TxnFatal {
 			w.fatal = x.Err
-			if !w.c.fenced || !errors.Is(x.Err, ErrFenced) {
+			switch {
+			case w.c.fenced && errors.Is(x.Err, ErrFenced):
+			case w.c.old && (errors.Is(x.Err, errNoBump) || (errors.Is(x.Err, errStaleNoBump) && (w.c.fenced || w.c.timeouts > 0))):
+				// A coordinator before 2.5 cannot give a fresh epoch, nor
+				// tell its own timeout from a newer instance.
+				w.stats["fatal on an old coordinator"]++
+			default:
 				w.fail("fatal without a newer instance: %v", x.Err)
 			}
 		}
@@ -235,6 +243,9 @@ func (w *txnWorld) coordApply(req Event) Input {
 		if prep {
 			w.stats["concurrent"]++
 			return InitProducerIDAnswer{Code: kafkaerr.ConcurrentTransactions}
+		}
+		if r.ProducerID >= 0 && c.old {
+			w.fail("InitProducerId with an identity sent to a coordinator before 2.5")
 		}
 		if r.ProducerID < 0 {
 			if c.st == cOngoing {
@@ -479,7 +490,12 @@ func (w *txnWorld) act(tail bool) bool {
 			acts = append(acts, func() {
 				w.stats["timeout abort"]++
 				w.logf("coordinator: transaction timed out")
-				w.fence(w.c.epoch)
+				w.c.timeouts++
+				if w.c.old {
+					w.fence(-1)
+				} else {
+					w.fence(w.c.epoch)
+				}
 			})
 		}
 		if !w.c.fenced && w.rng.IntN(600) == 0 {
@@ -563,10 +579,10 @@ func (w *txnWorld) check() {
 		case Failed:
 			switch {
 			case errors.Is(x.Err, ErrOutcomeUnknown):
-				if !w.c.fenced {
-					w.fail("batch %d unknown without a newer instance: %v", id, x.Err)
+				if w.fatal == nil {
+					w.fail("batch %d unknown, the producer not fatal: %v", id, x.Err)
 				}
-				w.stats["unknown (fenced)"]++
+				w.stats["unknown (fatal)"]++
 			case !errors.Is(x.Err, ErrAborted) && !errors.Is(x.Err, ErrTxnState):
 				w.fail("batch %d failed with %v, neither aborted nor unknown", id, x.Err)
 			default:
@@ -613,7 +629,7 @@ func playTxnWalk(t *testing.T, seed uint64, stats map[string]int) {
 	rng := rand.New(rand.NewPCG(seed, 0x7a11))
 	w := &txnWorld{
 		t: t, seed: seed, rng: rng, now: time.Unix(10000, 0), m: newModelBroker(false),
-		c:       &modelCoord{pid: 1000, epoch: -1, last: -1, broker: 10},
+		c:       &modelCoord{pid: 1000, epoch: -1, last: -1, broker: 10, old: rng.IntN(4) == 0},
 		markers: map[TopicPartition][]txnMarker{}, faults: true,
 		produceQ: map[TopicPartition][]Send{}, ansQ: map[TopicPartition][]Answer{},
 		reads: map[TopicPartition]int64{}, meta: map[TopicPartition]bool{},
@@ -621,7 +637,7 @@ func playTxnWalk(t *testing.T, seed uint64, stats map[string]int) {
 		batchTP: map[BatchID]TopicPartition{}, order: map[TopicPartition][]BatchID{},
 		outcome: map[BatchID]Event{}, rejected: map[BatchID]bool{}, stats: stats,
 	}
-	w.pr = New(Config{Transactional: true})
+	w.pr = New(Config{Transactional: true, TxnNoEpochBump: w.c.old})
 	for i := range 1 + rng.IntN(3) {
 		tp := TopicPartition{Topic: "t", Partition: int32(i)}
 		w.tps = append(w.tps, tp)
@@ -647,7 +663,7 @@ func playTxnWalk(t *testing.T, seed uint64, stats map[string]int) {
 			break
 		}
 		if st == TxnFatal && w.c.st == cOngoing {
-			w.fence(w.c.epoch) // the coordinator times the orphan out
+			w.fence(-1) // the coordinator times the orphan out
 		}
 		if !w.act(true) {
 			w.fail("stuck in the fault-free tail: state %v", st)
