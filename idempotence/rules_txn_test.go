@@ -2,6 +2,7 @@ package idempotence
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/rollsafe/rollsafe/kafkaerr"
@@ -349,4 +350,43 @@ func TestTxnRuleAbortWithNothingAddedAsksTheBumpAtOnce(t *testing.T) {
 	r.state(TxnBumping)
 	r.want(InitProducerIDRequest{Broker: 9, ProducerID: 1000, Epoch: 3})
 	r.failedIs(1, []error{ErrAborted, ErrNotWritten}, nil)
+}
+
+func TestTxnRuleFatalCodes(t *testing.T) {
+	isFatal := func(r *trig, code kafkaerr.Code) {
+		t.Helper()
+		r.state(TxnFatal)
+		sc := find[TxnStateChanged](r.ev)
+		if last := sc[len(sc)-1]; !errors.Is(last.Err, ErrTxnFatal) || errors.Is(last.Err, ErrFenced) || !strings.Contains(last.Err.Error(), code.String()) {
+			t.Fatalf("fatal with %v, want ErrTxnFatal naming %v, not fenced", last.Err, code)
+		}
+	}
+	// InitProducerId refused.
+	r := newTrig(t, Config{})
+	r.step(InitTransactions{})
+	r.step(CoordinatorFound{Broker: 9})
+	r.step(InitProducerIDAnswer{Code: kafkaerr.TransactionalIDAuthorizationFailed})
+	isFatal(r, kafkaerr.TransactionalIDAuthorizationFailed)
+
+	// AddPartitionsToTxn refused: the batches held fail as aborted.
+	r = newTrig(t, Config{})
+	r.init()
+	r.step(BeginTxn{})
+	r.step(NewBatch{TP: tp0, ID: 1, Records: 1})
+	r.step(AddPartitionsAnswer{Partitions: map[TopicPartition]kafkaerr.Code{tp0: kafkaerr.TransactionalIDAuthorizationFailed}})
+	isFatal(r, kafkaerr.TransactionalIDAuthorizationFailed)
+	r.failedIs(1, []error{ErrAborted, ErrNotWritten}, nil)
+
+	// EndTxn(commit) refused: never applied, aborted.
+	r = newTrig(t, Config{})
+	r.init()
+	s := r.begin(tp0, 1)
+	r.step(CommitTxn{})
+	r.answer(tp0, s[0].ID, kafkaerr.None, 40)
+	r.step(EndTxnAnswer{Code: kafkaerr.InvalidTxnState})
+	isFatal(r, kafkaerr.InvalidTxnState)
+	r.failedIs(1, []error{ErrAborted}, []error{ErrNotWritten, ErrOutcomeUnknown})
+	if _, s := r.take(); len(s) != 0 {
+		t.Fatalf("sent %v after a fatal error", s)
+	}
 }

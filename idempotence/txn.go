@@ -59,7 +59,9 @@ type txn struct {
 	started bool             // a partition was acknowledged: the coordinator holds the transaction open
 	stale   bool             // a stale epoch was answered: the abort asks InitProducerId, not EndTxn
 	endSent bool             // an EndTxn(commit) went out
+	commit  bool             // the EndTxn out commits
 	endLost bool             // an EndTxn(commit) went unanswered: it may have been applied
+	ending  bool             // txnFatal is failing what is held
 	results []txnResult
 }
 

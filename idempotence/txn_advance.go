@@ -130,7 +130,7 @@ func (pr *Producer) txnSend(r txnReq, pid int64, epoch int16, commit bool) bool 
 	case reqAdd:
 		pr.events = append(pr.events, AddPartitionsRequest{}) // filled by txnSendAdds
 	case reqEnd:
-		t.endSent = t.endSent || commit
+		t.endSent, t.commit = t.endSent || commit, commit
 		pr.events = append(pr.events, EndTxnRequest{Broker: t.coord, ProducerID: pid, Epoch: epoch, Commit: commit})
 	}
 	return true

@@ -98,7 +98,7 @@ func (pr *Producer) addFailed(c kafkaerr.Code, a kafkaerr.TxnAction) {
 
 func (pr *Producer) endAnswered(c kafkaerr.Code) {
 	t := pr.txn
-	commit := t.state == TxnCommitting
+	commit := t.commit // the state cannot move while EndTxn is out: nothing of the transaction is held
 	switch a := c.TxnAction(); a {
 	case kafkaerr.TxnOK:
 		if commit {

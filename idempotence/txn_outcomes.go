@@ -15,6 +15,9 @@ import (
 // txnAbortable records an error the open transaction cannot commit after.
 func (pr *Producer) txnAbortable(err error) {
 	t := pr.txn
+	if t.ending {
+		return
+	}
 	switch t.state {
 	case TxnInTransaction, TxnCommitting:
 		t.cause = err
@@ -42,8 +45,10 @@ func (pr *Producer) txnStale(c kafkaerr.Code) {
 // have been applied.
 func (pr *Producer) txnFatal(err error) {
 	t := pr.txn
-	unknown := t.endLost || (t.req == reqEnd && t.state == TxnCommitting)
+	unknown := t.endLost || (t.req == reqEnd && t.commit)
 	t.cause = err
+	t.ending = true // the failures below are the end, not a cause to abort
+	defer func() { t.ending = false }()
 	for _, p := range pr.order {
 		for len(p.batches) > 0 {
 			b := p.batches[0]

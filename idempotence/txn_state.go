@@ -118,6 +118,7 @@ var txnTransitions = []ttransition{
 	{TxnInitializing, tvFatal, TxnFatal, "refused (authorization, timeout too large, ...)"},
 	{TxnInTransaction, tvFatal, TxnFatal, "a fatal code answering AddPartitionsToTxn"},
 	{TxnCommitting, tvFatal, TxnFatal, "a fatal code answering AddPartitionsToTxn or EndTxn"},
+	{TxnAbortableError, tvFatal, TxnFatal, "a fatal code answering the request out when the error came"},
 	{TxnAborting, tvFatal, TxnFatal, "a fatal code, or a fresh epoch needed that the broker cannot give"},
 	{TxnBumping, tvFatal, TxnFatal, "fenced: a newer instance holds the transactional id"},
 }

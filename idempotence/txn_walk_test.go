@@ -67,7 +67,8 @@ type txnWorld struct {
 	markers map[TopicPartition][]txnMarker
 	tps     []TopicPartition
 
-	faults bool // faults are drawn (off in the fault-free tail)
+	faults  bool // faults are drawn (off in the fault-free tail)
+	refused bool // the coordinator refused the transactional id for good
 
 	find     bool    // FindCoordinator asked
 	creq     Event   // the coordinator request out, not yet processed
@@ -177,6 +178,7 @@ func (w *txnWorld) event(e Event) {
 			w.fatal = x.Err
 			switch {
 			case w.c.fenced && errors.Is(x.Err, ErrFenced):
+			case w.refused && strings.Contains(x.Err.Error(), kafkaerr.TransactionalIDAuthorizationFailed.String()):
 			case w.c.old && (errors.Is(x.Err, errNoBump) || (errors.Is(x.Err, errStaleNoBump) && (w.c.fenced || w.c.timeouts > 0))):
 				// A coordinator before 2.5 cannot give a fresh epoch, nor
 				// tell its own timeout from a newer instance.
@@ -211,6 +213,20 @@ func (w *txnWorld) processCoord() {
 		ans = w.coordCode(req, kafkaerr.NotCoordinator)
 	case w.chance(0.05):
 		ans = w.coordCode(req, kafkaerr.CoordinatorLoadInProgress)
+	case w.chance(0.002):
+		// Refused for good (an ACL changed): the one fatal code the walk
+		// plays besides fencing.
+		w.refused = true
+		w.stats["refused"]++
+		ans = w.coordCode(req, kafkaerr.TransactionalIDAuthorizationFailed)
+		if a, ok := ans.(AddPartitionsAnswer); ok {
+			a.Code = kafkaerr.None
+			a.Partitions = map[TopicPartition]kafkaerr.Code{}
+			for _, tp := range req.(AddPartitionsRequest).Partitions {
+				a.Partitions[tp] = kafkaerr.TransactionalIDAuthorizationFailed
+			}
+			ans = a
+		}
 	default:
 		ans = w.coordApply(req)
 	}
@@ -659,11 +675,11 @@ func playTxnWalk(t *testing.T, seed uint64, stats map[string]int) {
 			w.fail("no progress in the fault-free tail: state %v, quiet %v, idle %v", w.pr.TxnState(), w.quiet(), w.pr.Idle())
 		}
 		st := w.pr.TxnState()
-		if w.quiet() && (st == TxnReady || st == TxnFatal) && w.pr.Idle() {
-			break
-		}
 		if st == TxnFatal && w.c.st == cOngoing {
 			w.fence(-1) // the coordinator times the orphan out
+		}
+		if w.quiet() && (st == TxnReady || st == TxnFatal) && w.pr.Idle() {
+			break
 		}
 		if !w.act(true) {
 			w.fail("stuck in the fault-free tail: state %v", st)
@@ -673,7 +689,7 @@ func playTxnWalk(t *testing.T, seed uint64, stats map[string]int) {
 	stats["walks"]++
 	stats["transactions"] += w.txns
 	if w.fatal != nil {
-		stats["fenced"]++
+		stats["fatal"]++
 	}
 	for _, e := range w.outcome {
 		switch x := e.(type) {
