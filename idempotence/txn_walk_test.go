@@ -70,6 +70,10 @@ type txnWorld struct {
 	faults  bool // faults are drawn (off in the fault-free tail)
 	refused bool // the coordinator refused the transactional id for good
 
+	leader    map[TopicPartition][2]int32 // broker, leader epoch
+	deadlines bool                        // batches carry delivery deadlines
+	purges    bool                        // the application purges now and then
+
 	find     bool    // FindCoordinator asked
 	creq     Event   // the coordinator request out, not yet processed
 	creqTo   int32   // the broker it went to
@@ -174,6 +178,14 @@ func (w *txnWorld) event(e Event) {
 	case RefreshMetadata:
 		w.meta[x.TP] = true
 	case TxnStateChanged:
+		if x.State == TxnAbortableError {
+			switch {
+			case errors.Is(x.Err, ErrTxnAbortable) && strings.Contains(x.Err.Error(), ErrDeliveryTimeout.Error()):
+				w.stats["abortable: deadline"]++
+			case strings.Contains(x.Err.Error(), ErrPurged.Error()):
+				w.stats["abortable: purge"]++
+			}
+		}
 		if x.State == TxnFatal {
 			w.fatal = x.Err
 			switch {
@@ -434,7 +446,11 @@ func (w *txnWorld) app(tail bool) bool {
 			w.batchTP[id] = tp
 			w.order[tp] = append(w.order[tp], id)
 			w.inTxn++
-			w.step(NewBatch{TP: tp, ID: id, Records: w.records(id)})
+			nb := NewBatch{TP: tp, ID: id, Records: w.records(id)}
+			if w.deadlines {
+				nb.Deadline = w.now.Add(time.Duration(200+w.rng.IntN(3000)) * time.Millisecond)
+			}
+			w.step(nb)
 		case !tail && w.rng.IntN(5) == 0:
 			w.step(AbortTxn{})
 		default:
@@ -493,7 +509,19 @@ func (w *txnWorld) act(tail bool) bool {
 		if w.meta[tp] {
 			acts = append(acts, func() {
 				delete(w.meta, tp)
-				w.step(LeaderChanged{TP: tp, Broker: 1, LeaderEpoch: 7})
+				l := w.leader[tp]
+				w.step(LeaderChanged{TP: tp, Broker: l[0], LeaderEpoch: l[1]})
+			})
+		}
+		if !tail && w.rng.IntN(60) == 0 {
+			acts = append(acts, func() {
+				// A clean leader change: the follower holds the same log
+				// and producer state.
+				l := w.leader[tp]
+				l[0], l[1] = 3-l[0], l[1]+1
+				w.leader[tp] = l
+				w.stats["leader moved"]++
+				w.step(LeaderChanged{TP: tp, Broker: l[0], LeaderEpoch: l[1]})
 			})
 		}
 	}
@@ -523,6 +551,12 @@ func (w *txnWorld) act(tail bool) bool {
 				w.logf("a newer instance with the same transactional id")
 				w.c.fenced = true
 				w.fence(-1)
+			})
+		}
+		if w.purges && w.rng.IntN(40) == 0 {
+			acts = append(acts, func() {
+				w.stats["purge"]++
+				w.step(Purge{Queued: w.rng.IntN(2) == 0, InFlight: w.rng.IntN(2) == 0})
 			})
 		}
 		if w.rng.IntN(25) == 0 {
@@ -648,15 +682,17 @@ func playTxnWalk(t *testing.T, seed uint64, stats map[string]int) {
 		c:       &modelCoord{pid: 1000, epoch: -1, last: -1, broker: 10, old: rng.IntN(4) == 0},
 		markers: map[TopicPartition][]txnMarker{}, faults: true,
 		produceQ: map[TopicPartition][]Send{}, ansQ: map[TopicPartition][]Answer{},
-		reads: map[TopicPartition]int64{}, meta: map[TopicPartition]bool{},
+		reads: map[TopicPartition]int64{}, meta: map[TopicPartition]bool{}, leader: map[TopicPartition][2]int32{},
 		maxTxns: 2 + rng.IntN(5), maxBatch: 1 + rng.IntN(6),
 		batchTP: map[BatchID]TopicPartition{}, order: map[TopicPartition][]BatchID{},
 		outcome: map[BatchID]Event{}, rejected: map[BatchID]bool{}, stats: stats,
 	}
+	w.deadlines, w.purges = rng.IntN(3) == 0, rng.IntN(5) == 0
 	w.pr = New(Config{Transactional: true, TxnNoEpochBump: w.c.old})
 	for i := range 1 + rng.IntN(3) {
 		tp := TopicPartition{Topic: "t", Partition: int32(i)}
 		w.tps = append(w.tps, tp)
+		w.leader[tp] = [2]int32{1, 7}
 		w.step(LeaderChanged{TP: tp, Broker: 1, LeaderEpoch: 7})
 	}
 	for range 400 {
@@ -699,6 +735,7 @@ func playTxnWalk(t *testing.T, seed uint64, stats map[string]int) {
 			if errors.Is(x.Err, ErrAborted) {
 				stats["aborted"]++
 			}
+
 		}
 	}
 }
