@@ -6,6 +6,9 @@ func (pr *Producer) close() {
 		return
 	}
 	pr.closed = true
+	if pr.txn != nil {
+		pr.txn.ending = true // the failures below end the transaction (txnClosed)
+	}
 	for _, p := range pr.order {
 		for len(p.batches) > 0 {
 			b := p.batches[0]
@@ -23,5 +26,8 @@ func (pr *Producer) close() {
 		}
 		p.inFlight = 0
 		p.on(evClosed)
+	}
+	if pr.txn != nil {
+		pr.txnClosed()
 	}
 }

@@ -24,8 +24,12 @@
 // retried unchanged and never renumbered; when a partition desynchronises
 // from the broker it alone is quarantined, drained, and resolved by reading
 // its log (ReadTail/TailRead) before anything is renumbered under a new
-// epoch. No input makes the Producer fatal. README.md in this directory has
-// the state diagram and the rule table.
+// epoch. No input makes an idempotent Producer fatal. A transactional one
+// (Config.Transactional) adds a transaction machine above the partitions:
+// its states in an explicit table (txn_state.go), the coordinator's
+// requests as events, batch outcomes told when the transaction commits or
+// aborts; it goes fatal only when fenced or refused. README.md in this
+// directory has the state diagrams and the rule tables.
 //
 // See docs/architecture.md (where the machine sits) and docs/guarantees.md
 // (what its decisions promise) in the repository.

@@ -74,3 +74,44 @@ var (
 	errDuplicateID         = fmt.Errorf("%w: duplicate batch id: %w", ErrInvalidBatch, ErrNotWritten)
 	errNoRecords           = fmt.Errorf("%w: batch without records: %w", ErrInvalidBatch, ErrNotWritten)
 )
+
+// The errors of a transactional producer (Config.Transactional).
+var (
+	// ErrAborted means the batch's transaction was aborted: its records
+	// never become visible to a read_committed reader, and producing them
+	// again (in another transaction) writes them once. A batch never
+	// written also matches ErrNotWritten; one that was written (and is
+	// hidden by the abort marker) matches neither ErrNotWritten nor
+	// ErrOutcomeUnknown.
+	ErrAborted = errors.New("idempotence: transaction aborted")
+	// ErrTxnAbortable means the transaction cannot commit: abort it
+	// (AbortTxn) and go on. The cause is joined.
+	ErrTxnAbortable = errors.New("idempotence: transaction must be aborted")
+	// ErrTxnFatal means the transactional producer can go no further.
+	ErrTxnFatal = errors.New("idempotence: transactional producer failed")
+	// ErrFenced means a newer instance with the same transactional id took
+	// it over. It is always joined with ErrTxnFatal.
+	ErrFenced = errors.New("idempotence: fenced by a newer instance with the same transactional id")
+	// ErrTxnState means a call or a batch is not allowed in the
+	// transaction's current state (a batch outside a transaction, a
+	// commit without one). A refused batch also matches ErrNotWritten.
+	ErrTxnState = errors.New("idempotence: not allowed in this transaction state")
+)
+
+var (
+	errAborted           = ErrAborted
+	errAbortedNotWritten = fmt.Errorf("%w: %w", ErrAborted, ErrNotWritten)
+	errFenced            = fmt.Errorf("%w: %w", ErrFenced, ErrTxnFatal)
+	errNeedsBump         = fmt.Errorf("a partition's sequences need a fresh epoch: %w", ErrTxnAbortable)
+	errNoBump            = fmt.Errorf("a partition's sequences need a fresh epoch and the broker cannot give one (InitProducerId before v3): %w", ErrTxnFatal)
+	errStaleNoBump       = fmt.Errorf("the producer's epoch was moved (by a newer instance or the coordinator's timeout) and the coordinator cannot tell which (InitProducerId before v3): %w", ErrTxnFatal)
+	errTxnLoss           = fmt.Errorf("acknowledged records of the transaction lost: %w", ErrTxnAbortable)
+	errNotInTxn          = fmt.Errorf("%w: no transaction open: %w", ErrTxnState, ErrNotWritten)
+	errMustAbort         = fmt.Errorf("%w: the transaction must be aborted: %w", ErrTxnState, ErrNotWritten)
+)
+
+// txnCodeError is a coordinator's or a leader's code that the transaction
+// cannot go on after (kind: ErrTxnAbortable or ErrTxnFatal).
+func txnCodeError(c kafkaerr.Code, kind error) error {
+	return fmt.Errorf("%w: answered %v", kind, c)
+}

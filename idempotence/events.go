@@ -4,7 +4,9 @@ import "fmt"
 
 // Event is a decision of the Producer, returned by Ready. The concrete types
 // are Delivered, Failed, ReadTail, DataLoss, EpochBumped, NeedProducerID,
-// NeedSplit and RefreshMetadata.
+// NeedSplit and RefreshMetadata, and for a transactional producer those of
+// txn_io.go: FindCoordinator, InitProducerIDRequest, AddPartitionsRequest,
+// EndTxnRequest, TxnStateChanged and TxnRefused.
 type Event interface{ isEvent() }
 
 // Delivered: the batch is in the log. BaseOffset is -1 when unknown (the

@@ -27,6 +27,8 @@ type Producer struct {
 
 	closed bool // Close was applied
 
+	txn *txn // the transaction machine; nil unless Config.Transactional
+
 	events []Event
 	sends  []Send
 	woken  map[TopicPartition]bool // partitions to collect Sends from
@@ -47,7 +49,11 @@ func New(cfg Config) *Producer {
 		cfg.RetryBackoffMax = DefaultRetryBackoffMax
 	}
 	cfg.RetryBackoff = min(cfg.RetryBackoff, cfg.RetryBackoffMax) // a static pause, as Kafka's clients do
-	return &Producer{cfg: cfg, parts: map[TopicPartition]*partition{}, woken: map[TopicPartition]bool{}}
+	pr := &Producer{cfg: cfg, parts: map[TopicPartition]*partition{}, woken: map[TopicPartition]bool{}}
+	if cfg.Transactional {
+		pr.txn = &txn{bumpOK: !cfg.TxnNoEpochBump, adds: map[TopicPartition]*add{}}
+	}
+	return pr
 }
 
 // SetIdentity installs the producer id and epoch returned by InitProducerId,
@@ -86,7 +92,19 @@ func (pr *Producer) observe(now time.Time) {
 	}
 }
 
-func (pr *Producer) emit(e Event) { pr.events = append(pr.events, e) }
+// emit records a decision. While a transaction is open, a batch's outcome
+// is kept until the transaction ends (txnDivert).
+func (pr *Producer) emit(e Event) {
+	if pr.txn != nil && pr.txnDivert(e) {
+		return
+	}
+	pr.events = append(pr.events, e)
+}
+
+// reject refuses a batch at NewBatch: it never joined the partition.
+func (pr *Producer) reject(tp TopicPartition, id BatchID, err error) {
+	pr.events = append(pr.events, Failed{TP: tp, ID: id, Err: err})
+}
 
 func (pr *Producer) wake(p *partition) { pr.woken[p.tp] = true }
 
@@ -119,17 +137,23 @@ func (pr *Producer) enqueue(tp TopicPartition, id BatchID, records int32, deadli
 	p := pr.part(tp)
 	switch {
 	case pr.closed:
-		pr.emit(Failed{TP: tp, ID: id, Err: errClosed})
+		pr.reject(tp, id, errClosed)
+		return
+	case pr.txn != nil && pr.txnAccepts() != nil:
+		pr.reject(tp, id, pr.txnAccepts())
 		return
 	case p.stopped != nil:
-		pr.emit(Failed{TP: tp, ID: id, Err: p.stopped})
+		pr.reject(tp, id, p.stopped)
 		return
 	case p.byID[id] != nil:
-		pr.emit(Failed{TP: tp, ID: id, Err: errDuplicateID})
+		pr.reject(tp, id, errDuplicateID)
 		return
 	case records <= 0:
-		pr.emit(Failed{TP: tp, ID: id, Err: errNoRecords})
+		pr.reject(tp, id, errNoRecords)
 		return
+	}
+	if pr.txn != nil {
+		pr.txnWant(tp)
 	}
 	b := &batch{id: id, records: records, deadline: deadline, stamp: stamp, offset: -1}
 	p.batches = append(p.batches, b)
@@ -238,6 +262,9 @@ func (pr *Producer) NextWake() (time.Time, bool) {
 		if !x.IsZero() && (t.IsZero() || x.Before(t)) {
 			t = x
 		}
+	}
+	if pr.txn != nil && pr.txn.req == reqNone {
+		consider(pr.txn.retryAt)
 	}
 	for _, p := range pr.order {
 		consider(p.retryAt)
@@ -384,6 +411,11 @@ func (pr *Producer) moveEpoch(p *partition) bool {
 		return false
 	}
 	if p.hasID && p.pid == pr.pid && p.epoch >= pr.epoch && pr.pid >= 0 {
+		if pr.txn != nil {
+			// The coordinator owns a transactional producer's epoch.
+			pr.txnWantsBump()
+			return false
+		}
 		if max(pr.epoch, p.epoch) == math.MaxInt16 {
 			if !pr.needID {
 				pr.needID = true

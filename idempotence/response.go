@@ -26,6 +26,11 @@ func (pr *Producer) respond(tp TopicPartition, id BatchID, r Response, now time.
 	if r.LogStartOffset >= 0 {
 		p.logStart = r.LogStartOffset
 	}
+	if pr.txn != nil && r.Code.TxnAction() == kafkaerr.TxnStaleEpoch {
+		// KIP-588: the coordinator's timeout or a newer instance moved
+		// the epoch; the abort tells which.
+		pr.txnStale(r.Code)
+	}
 	switch corruptOutcome(b, classify(r, pr.cfg.LeaderAcks)) {
 	case outAppended:
 		pr.ack(p, b, r.BaseOffset)

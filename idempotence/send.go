@@ -19,7 +19,8 @@ func (pr *Producer) sendable(tp TopicPartition, now time.Time) []Send {
 	pr.expire(p, now)
 	pr.settle(p)
 	if p.stopped != nil || !p.hasID || !p.hasLeader || now.Before(p.retryAt) ||
-		!p.state.sendingOK() { // a bump owed also covers a pending Split
+		!p.state.sendingOK() || // a bump owed also covers a pending Split
+		(pr.txn != nil && !pr.txnReleased(tp)) { // added to the transaction first
 		return nil
 	}
 	if p.state == psDraining {

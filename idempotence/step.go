@@ -6,7 +6,10 @@ import (
 
 // Input is one thing that happened to the producer, fed to Step. The set is
 // closed: SetIdentity, NewBatch, LeaderChanged, Answer, TailRead,
-// SplitBatch, Withdraw, Tick, Purge and Close. Most answer an earlier output: SetIdentity
+// SplitBatch, Withdraw, Tick, Purge and Close, and for a transactional
+// producer (Config.Transactional) those of txn_io.go: InitTransactions,
+// BeginTxn, CommitTxn, AbortTxn, CoordinatorFound, InitProducerIDAnswer,
+// AddPartitionsAnswer and EndTxnAnswer. Most answer an earlier output: SetIdentity
 // answers NeedProducerID, LeaderChanged answers RefreshMetadata, Answer
 // answers a Send, TailRead answers ReadTail and SplitBatch answers
 // NeedSplit.
@@ -154,9 +157,16 @@ func (r Ready) Empty() bool { return len(r.Sends) == 0 && len(r.Events) == 0 }
 // Step applies one input at time now. Afterwards, Ready says what to do.
 func (pr *Producer) Step(in Input, now time.Time) {
 	pr.observe(now)
+	if pr.txnInput(in) {
+		pr.txnAdvance()
+		pr.collectSends(now)
+		return
+	}
 	switch x := in.(type) {
 	case SetIdentity:
-		pr.setIdentity(x.ProducerID, x.Epoch)
+		if pr.txn == nil { // a transactional producer's identity comes from InitTransactions
+			pr.setIdentity(x.ProducerID, x.Epoch)
+		}
 	case NewBatch:
 		pr.enqueue(x.TP, x.ID, x.Records, x.Deadline, x.Stamp)
 		if p := pr.parts[x.TP]; p != nil {
@@ -197,6 +207,7 @@ func (pr *Producer) Step(in Input, now time.Time) {
 			pr.wake(p)
 		}
 	}
+	pr.txnAdvance()
 	pr.collectSends(now)
 }
 

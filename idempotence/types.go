@@ -78,6 +78,21 @@ type Config struct {
 	// the read that settles the attempt waits until then.
 	AnswerTimeout time.Duration
 
+	// Transactional makes the producer transactional (it has a
+	// transactional id): the transaction machine (txn_state.go, README)
+	// owns the producer id and epoch — InitTransactions asks for them,
+	// SetIdentity is ignored — batches are taken only inside a
+	// transaction, a partition's batches go out once it is added to the
+	// transaction, and their outcomes are told when it ends. A partition
+	// never bumps its epoch on its own: a hole in its sequences makes the
+	// transaction abortable, and the epoch moves after the abort.
+	Transactional bool
+	// TxnNoEpochBump says the coordinator cannot bump an epoch for the
+	// current producer id (InitProducerId before v3, Kafka before 2.5):
+	// after an abort the epoch stays, and a partition that needs a fresh
+	// one makes the producer fatal.
+	TxnNoEpochBump bool
+
 	// history bounds the acknowledged batches a partition remembers for
 	// its loss checks (0: historySize). Only the package's tests shrink
 	// it, so that walks reach the loss-below-history rules.
