@@ -48,7 +48,7 @@ func TestMetadataSnapshots(t *testing.T) {
 	after := m.ApplyLeaderHints(
 		LeaderHint{Topic: "orders", Partition: 0, Leader: 2, LeaderEpoch: 4, Addr: "127.0.0.1:9999"},
 		LeaderHint{Topic: "orders", Partition: 1, Leader: 2, LeaderEpoch: 2}, // older: ignored
-		LeaderHint{Topic: "nope", Partition: 0, Leader: 2, LeaderEpoch: 9},  // unknown: ignored
+		LeaderHint{Topic: "nope", Partition: 0, Leader: 2, LeaderEpoch: 9},   // unknown: ignored
 	)
 	require.Len(t, got, 1, "a hint's snapshot went to the watchers")
 	require.Greater(t, after.Seq(), first.Seq())
