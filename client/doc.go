@@ -46,26 +46,34 @@
 //
 // # Architecture
 //
-// One goroutine, the loop (loop.go), owns the idempotence machine, every
-// closed batch until it is released, the outboxes and the records held for
-// their topic's metadata: only the loop steps the machine, numbers and
-// routes batches and resolves records, and no lock guards that state
-// (senders only read the bytes of the batches handed to them). Other state
-// is shared, each piece behind a lock of its own: the accumulator's open
+// One goroutine, the loop (loop.go), owns the producer's state, and
+// nothing else touches it: the idempotence machine; every closed batch
+// until it is released (senders only read the bytes of the batches handed
+// to them); the outboxes, the senders and each partition's lane; the
+// records held for their topic's metadata; the metadata it routes by (the
+// newest snapshot of the metadata view it has been sent, with the leader
+// hints it applied); the leader each partition was last told, and the
+// partitions awaiting a refresh; the brokers suspected of being frozen;
+// failure streaks and cancelled records. Only the loop steps the machine,
+// numbers and routes batches and resolves records, and no lock guards
+// that state. Everything that happens reaches the loop as an input on its
+// inbox (an unbounded queue, so posting never blocks), carrying its data;
+// connection readers, batching workers and background goroutines only
+// post. The loop steps the machine with the input, then carries out what
+// the machine made ready. What is shared, each piece behind a lock of its
+// own, is on the I/O side of the loop or Produce's: the accumulator's open
 // batches (Produce and the batching workers), the metadata view (written
-// by every refresh and by the leader hints senders find in produce answers;
-// the loop reads it), the brokers suspected of being frozen (written by
-// senders, read by the loop and the metadata loop), Produce's side of the
-// held topics, the callback queue. Everything that happens reaches the loop
-// as an input on its inbox (an unbounded queue, so posting never blocks);
-// the loop steps the machine with it, then carries out what the machine
-// made ready:
+// by refreshes and by the leader hints the loop applies; read by Produce
+// for partition counts, the connection pools for addresses, the tail
+// readers and Metadata/Watermarks), the topics to refresh (the loop adds,
+// the metadata loop reads), Produce's side of the held topics, the
+// callback queue:
 //
 //	Produce ─► accumulator ─► batching workers (encode, compress) ─┐
 //	                                                               │ batch closed
-//	conn readers (produce answers, KIP-951 hints) ─────────────────┤
+//	conn readers (produce answers, timeouts, KIP-951 hints) ───────┤
 //	tail readers (DescribeProducers + leader-epoch Fetch) ─────────┤
-//	metadata loop (refreshes) ─────────────────────────────────────┤─► inbox ─► loop
+//	every refresh (metadata snapshots), metadata loop ─────────────┤─► inbox ─► loop
 //	InitProducerId ────────────────────────────────────────────────┤            │ Step(input)
 //	timer at NextWake (deadlines, backoffs), Close ────────────────┘            │ Ready()
 //	                                                                            ▼

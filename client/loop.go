@@ -10,15 +10,18 @@ import (
 
 	"github.com/rollsafe/rollsafe/batching"
 	"github.com/rollsafe/rollsafe/idempotence"
+	"github.com/rollsafe/rollsafe/protocol"
 )
 
 // loop is the one goroutine that owns the idempotence machine and every
 // batch the producer holds (the shape of etcd raft's node.run). Everything
 // that happens — a batch closed, a response, a log read, new metadata, a
-// producer id, a timer, Close — arrives as an input on its inbox; the loop
-// steps the machine with it and carries out what the machine made ready:
-// writes go to the senders (one per broker connection), outcomes to the callback queue. No
-// lock guards the machine: only this goroutine touches it.
+// producer id, a timer, Close — arrives as an input on its inbox, carrying
+// its data; the loop steps the machine with it and carries out what the
+// machine made ready: writes go to the senders (one per broker
+// connection), outcomes to the callback queue. No lock guards the machine,
+// the metadata the loop routes by (view) or the suspect brokers: only this
+// goroutine touches them.
 type loop struct {
 	p    *Producer
 	idem *idempotence.Producer
@@ -31,8 +34,13 @@ type loop struct {
 	// once the attempt is answered, never while they may still be written.
 	pinned map[idempotence.BatchID]*batchState
 	nextID idempotence.BatchID
-	known  map[idempotence.TopicPartition]bool  // partitions the machine has heard of
-	told   map[idempotence.TopicPartition]int32 // the leader the machine was last told
+	// view is the newest metadata the loop has had (metadataIn): it
+	// routes by it alone, never by the shared view senders dial through.
+	view *protocol.Snapshot
+	// suspects are the brokers that stopped answering produce requests.
+	suspects suspectSet
+	known    map[idempotence.TopicPartition]bool  // partitions the machine has heard of
+	told     map[idempotence.TopicPartition]int32 // the leader the machine was last told
 	// awaitMeta: partitions whose RefreshMetadata the next metadata
 	// answer must settle, not a leader hint (it may check that the topic
 	// was not deleted and created again).
@@ -89,6 +97,14 @@ func (q *inbox) post(x any) {
 	}
 }
 
+// put queues x without waking the loop: it is taken with the next input
+// that does.
+func (q *inbox) put(x any) {
+	q.mu.Lock()
+	q.items = append(q.items, x)
+	q.mu.Unlock()
+}
+
 func (q *inbox) take() []any {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -118,14 +134,23 @@ type (
 		route route // the request's connection
 		round []outgoing
 		resps []idempotence.Response
-		hints []leaderHint
-		errs  []error // nil, or what failed each attempt (nil where it did not)
+		hints []leaderHint // KIP-951: leaders the broker named
+		errs  []error      // nil, or what failed each attempt (nil where it did not)
 		// failure: the last answer of one of the sender's failures
 		// (sender.fence).
 		failure bool
+		// heard: what the request's end says of its broker (suspects.go).
+		heard liveness
 	}
-	// metadataIn: metadata was refreshed; partitions look up their leaders.
-	metadataIn struct{}
+	// metadataIn: the metadata view as of a refresh (Metadata.Watch tells
+	// each one, from whichever goroutine refreshed); the loop keeps the
+	// newest it has had. From the metadata loop (suspect not nil), every
+	// partition also looks up its leader in it, and the loop answers on
+	// suspect whether a broker is suspect.
+	metadataIn struct {
+		view    *protocol.Snapshot
+		suspect chan<- bool
+	}
 	// closeIn: Close was called and the accumulator is closed.
 	closeIn struct{}
 )
@@ -184,6 +209,7 @@ func (l *loop) run() {
 		if l.p.cfg.settle != nil {
 			canonical(items)
 		}
+		l.newestView(items)
 		l.noteCancels(items)
 		if tick {
 			l.apply(idempotence.Tick{})
@@ -219,8 +245,11 @@ func (l *loop) apply(x any) {
 	case answersIn:
 		l.answers(v)
 	case metadataIn:
-		l.leaders(nil)
-		clear(l.awaitMeta)
+		if v.suspect != nil {
+			l.leaders(nil)
+			clear(l.awaitMeta)
+			v.suspect <- l.suspects.any()
+		}
 	case identityIn:
 		l.identity(v)
 	case purgeIn:
@@ -270,7 +299,18 @@ func (l *loop) newBatch(b *batching.Batch) {
 		Stamp: time.UnixMilli(b.MaxTimestamp())})
 }
 
-// leaders tells the machine the leaders metadata knows for tps (nil: every
+// newestView takes the newest metadata among the inputs of a pass before
+// any of them is stepped: every input of the pass is acted on with what
+// was known of the cluster when the pass began.
+func (l *loop) newestView(items []any) {
+	for _, x := range items {
+		if m, ok := x.(metadataIn); ok && m.view.Seq() > l.view.Seq() {
+			l.view = m.view
+		}
+	}
+}
+
+// leaders tells the machine the leaders the loop's view knows for tps (nil: every
 // known partition). A partition whose leader is not known yet is told -1:
 // it holds and asks for metadata.
 func (l *loop) leaders(tps []idempotence.TopicPartition) {
@@ -285,13 +325,13 @@ func (l *loop) leaders(tps []idempotence.TopicPartition) {
 		// The topic's incarnation comes with the leader: a topic deleted
 		// and created again is a new one, whose leader epochs start over
 		// (the machine ends what the old one held).
-		leader, epoch, inc, err := l.p.meta.LeaderIn(tp.Topic, tp.Partition)
+		leader, epoch, inc, err := l.view.LeaderIn(tp.Topic, tp.Partition)
 		if err != nil {
 			leader, epoch = -1, -1
 		}
 		if leader >= 0 {
 			l.unqueue(tp, leader)
-			if was, ok := l.told[tp]; ok && was != leader && l.p.suspects.has(was) && !slices.Contains(drop, was) {
+			if was, ok := l.told[tp]; ok && was != leader && l.suspects.has(was) && !slices.Contains(drop, was) {
 				drop = append(drop, was)
 			}
 			l.told[tp] = leader
@@ -325,6 +365,7 @@ func compareTP(a, b idempotence.TopicPartition) int {
 // answers feeds a request's responses to the machine, then moves partitions
 // to the leaders the broker named (KIP-951) without waiting for metadata.
 func (l *loop) answers(a answersIn) {
+	l.suspects.heard(a.route.broker, a.heard)
 	l.requestAnswered(a.route)
 	if a.failure {
 		// Counted once every answer is stepped: a request built before
@@ -339,20 +380,35 @@ func (l *loop) answers(a answersIn) {
 		}
 		l.step(idempotence.Answer{TP: o.tp, ID: o.id, Response: a.resps[i]})
 	}
+	if len(a.hints) > 0 {
+		l.applyHints(a.hints)
+	}
 	for _, h := range a.hints {
-		if _, known := l.p.meta.Broker(h.leader); !known || l.awaitMeta[h.tp] {
+		if _, known := l.view.Broker(h.leader); !known || l.awaitMeta[h.tp] {
 			continue
 		}
-		// The sender applied the hint to the metadata view, which keeps
-		// the newest leader of the topic's current incarnation: a hint
-		// about a deleted topic must not reach the machine as news of
-		// the new one.
-		leader, epoch, inc, err := l.p.meta.LeaderIn(h.tp.Topic, h.tp.Partition)
+		// The view the hints were applied to keeps the newest leader of
+		// the topic's current incarnation: a hint about a deleted topic
+		// must not reach the machine as news of the new one.
+		leader, epoch, inc, err := l.view.LeaderIn(h.tp.Topic, h.tp.Partition)
 		if err != nil || leader != h.leader || epoch != h.epoch {
 			continue
 		}
 		l.unqueue(h.tp, h.leader)
 		l.step(idempotence.LeaderChanged{TP: h.tp, Broker: h.leader, LeaderEpoch: h.epoch, Incarnation: inc})
+	}
+}
+
+// applyHints applies the leaders a broker named to the metadata view
+// (which keeps each partition's newest leader epoch, and gives the
+// connection pools a leader's new address) and takes the view's new state.
+func (l *loop) applyHints(hints []leaderHint) {
+	hs := make([]protocol.LeaderHint, len(hints))
+	for i, h := range hints {
+		hs[i] = protocol.LeaderHint{Topic: h.tp.Topic, Partition: h.tp.Partition, Leader: h.leader, LeaderEpoch: h.epoch, Addr: h.addr}
+	}
+	if v := l.p.meta.ApplyLeaderHints(hs...); v.Seq() > l.view.Seq() {
+		l.view = v
 	}
 }
 

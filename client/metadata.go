@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/rollsafe/rollsafe/protocol"
 )
 
 // topicSet is the set of topics the producer writes to, which every
@@ -28,6 +30,13 @@ func (s *topicSet) list() []string {
 	return slices.Clone(s.names)
 }
 
+// viewChanged hands the loop each metadata snapshot a refresh makes, from
+// whichever goroutine refreshed (Metadata.Watch: called before the
+// refresh's outcome can be read from the view, so the snapshot is queued
+// ahead of any batch of a topic it made known). It does not wake the loop:
+// the snapshot is taken with the loop's next input.
+func (p *Producer) viewChanged(s *protocol.Snapshot) { p.loop.in.put(metadataIn{view: s}) }
+
 // topicSeen records that the producer writes to topic.
 func (p *Producer) topicSeen(topic string) { p.topics.add(topic) }
 
@@ -43,10 +52,12 @@ func (p *Producer) kickMetadata() {
 // tells the loop, which moves partitions to their leaders. A failed refresh
 // is retried after a pause that grows; a kick is served after at most
 // RetryBackoff, so storms of refresh requests coalesce. While a broker is
-// suspect (suspects.go) a refresh follows every suspectRefresh.
+// suspect (suspects.go), which the loop answers after each refresh, a
+// refresh follows every suspectRefresh.
 func (p *Producer) metadataLoop() {
 	t := time.NewTicker(p.cfg.metadataMaxAge)
 	defer t.Stop()
+	suspect := make(chan bool, 1)
 	var retry <-chan time.Time
 	backoff := 100 * time.Millisecond
 	for {
@@ -79,10 +90,16 @@ func (p *Producer) metadataLoop() {
 			backoff = min(backoff*2, 5*time.Second)
 		} else {
 			backoff = 100 * time.Millisecond
-			p.loop.in.post(metadataIn{})
-			if p.suspects.any() {
-				// Watch for the suspect broker's partitions moving.
-				retry = time.After(suspectRefresh)
+			p.loop.in.post(metadataIn{view: p.meta.Snapshot(), suspect: suspect})
+			select {
+			case sus := <-suspect:
+				if sus {
+					// Watch for the suspect broker's partitions moving.
+					retry = time.After(suspectRefresh)
+				}
+			case <-p.loop.exited:
+			case <-p.ctx.Done():
+				return
 			}
 		}
 		select {

@@ -30,8 +30,6 @@ type Producer struct {
 	// first (ProduceConnections).
 	pool  *protocol.Pool
 	pools []*protocol.Pool
-	// suspects are the brokers that stopped answering produce requests.
-	suspects suspectSet
 	// readPool holds the connections for log reads and producer-state
 	// queries, apart from produce traffic.
 	readPool *protocol.Pool
@@ -145,6 +143,7 @@ func NewProducer(opts ...Option) (*Producer, error) {
 		Logger:                 cfg.logger,
 		AllowAutoTopicCreation: cfg.autoCreate,
 	})
+	p.meta.Watch(p.viewChanged)
 	poolCfg := protocol.PoolConfig{Conn: connCfg, BackoffMin: 20 * time.Millisecond, BackoffMax: time.Second, Logger: cfg.logger,
 		OnConnect: hooks.BrokerConnect, OnDisconnect: hooks.BrokerDisconnect}
 	if cfg.settle != nil {

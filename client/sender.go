@@ -20,7 +20,9 @@ import (
 // (those of one lane, with ProduceConnections), pipelined on that
 // connection. The loop hands it rounds of
 // batches already numbered; it writes them in order and posts every answer
-// back to the loop. It never touches the idempotence machine.
+// back to the loop, with what it says of the broker (a timeout, leaders
+// the broker named). It never touches the idempotence machine, nor the
+// loop's view of the cluster.
 type sender struct {
 	p      *Producer
 	route  route
@@ -247,7 +249,8 @@ func transportClass(err error) idempotence.Class {
 
 // respond turns a produce response (or the request's failure) into one
 // answer per batch and posts them to the loop. It runs on the connection's
-// reader goroutine.
+// reader goroutine, and only reads: what the response says of the broker
+// and its partitions' leaders goes to the loop with the answers.
 func (s *sender) respond(round []outgoing, resp kmsg.Response, err error) {
 	p := s.p
 	var pr *kmsg.ProduceResponse
@@ -257,11 +260,12 @@ func (s *sender) respond(round []outgoing, resp kmsg.Response, err error) {
 	if pr != nil && pr.ThrottleMillis > 0 {
 		p.hooks.BrokerThrottle(s.broker, time.Duration(pr.ThrottleMillis)*time.Millisecond)
 	}
+	heard := livenessUnknown
 	switch {
 	case errors.Is(err, protocol.ErrResponseTimeout):
-		p.suspects.set(s.broker, true)
+		heard = brokerTimedOut
 	case err == nil:
-		p.suspects.set(s.broker, false)
+		heard = brokerAnswered
 	}
 	var got responseIndex
 	got.init(pr)
@@ -302,8 +306,7 @@ func (s *sender) respond(round []outgoing, resp kmsg.Response, err error) {
 				kick = true
 				if l := part.CurrentLeader; l.LeaderID >= 0 && l.LeaderEpoch >= 0 {
 					// KIP-951: the broker named the partition's current leader.
-					p.meta.ApplyLeaderHint(o.tp.Topic, o.tp.Partition, l.LeaderID, l.LeaderEpoch, endpoint(pr, l.LeaderID))
-					hints = append(hints, leaderHint{o.tp, l.LeaderID, l.LeaderEpoch})
+					hints = append(hints, leaderHint{o.tp, l.LeaderID, l.LeaderEpoch, endpoint(pr, l.LeaderID)})
 				}
 			}
 		}
@@ -312,18 +315,19 @@ func (s *sender) respond(round []outgoing, resp kmsg.Response, err error) {
 	if err != nil {
 		s.failed()
 	}
-	p.loop.in.post(answersIn{route: s.route, round: round, resps: resps, hints: hints, errs: errs, failure: err != nil})
+	p.loop.in.post(answersIn{route: s.route, round: round, resps: resps, hints: hints, errs: errs, failure: err != nil, heard: heard})
 	if kick {
 		p.kickMetadata()
 	}
 }
 
 // leaderHint is a partition's current leader as a produce response (v10+)
-// reported it.
+// reported it; the loop applies it (loop.applyHints).
 type leaderHint struct {
 	tp     idempotence.TopicPartition
 	leader int32
 	epoch  int32
+	addr   string // the leader's endpoint in the response, "" if none
 }
 
 // endpoint returns the address a KIP-951 produce response gives for a

@@ -1,9 +1,6 @@
 package client
 
-import (
-	"sync"
-	"time"
-)
+import "time"
 
 // suspectRefresh is how often metadata is refreshed while a broker is
 // suspect: how soon a leader moved away from a frozen broker is seen.
@@ -18,34 +15,51 @@ const suspectWindow = time.Minute
 // suspectSet holds the brokers whose produce request went unanswered past
 // its timeout with no answer from them since: a broker frozen (a zombie),
 // or cut off, whose partitions the controller may be moving elsewhere.
-// While any is suspect, metadata is refreshed every suspectRefresh, and a
-// partition whose leader moves away from a suspect broker has that
-// broker's connection dropped, so the batches still in flight there are
-// answered (outcome unknown) at once and go to the new leader, instead of
-// each waiting out another request timeout.
+// The loop owns it: senders say what each request's end showed of its
+// broker (answersIn.heard), and the loop answers the metadata loop's
+// question after each refresh (metadataIn.suspect). While any broker is
+// suspect, metadata is refreshed every suspectRefresh, and a partition
+// whose leader moves away from a suspect broker has that broker's
+// connection dropped, so the batches still in flight there are answered
+// (outcome unknown) at once and go to the new leader, instead of each
+// waiting out another request timeout.
 type suspectSet struct {
-	mu sync.Mutex
-	m  map[int32]time.Time // when its request timed out
+	m map[int32]time.Time // when its request timed out
+}
+
+// liveness is what the end of a produce request says of its broker.
+type liveness int8
+
+const (
+	livenessUnknown liveness = iota // nothing (not written, or failed otherwise)
+	brokerAnswered                  // it answered: not suspect
+	brokerTimedOut                  // no answer within the request timeout: suspect
+)
+
+// heard notes what a request's end said of broker id.
+func (s *suspectSet) heard(id int32, l liveness) {
+	switch l {
+	case brokerTimedOut:
+		s.set(id, true)
+	case brokerAnswered:
+		s.set(id, false)
+	}
 }
 
 // set marks broker id suspect (on), or answering again.
 func (s *suspectSet) set(id int32, on bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if on {
 		if s.m == nil {
 			s.m = map[int32]time.Time{}
 		}
 		s.m[id] = time.Now()
-	} else {
+	} else if len(s.m) > 0 {
 		delete(s.m, id)
 	}
 }
 
 // has reports whether broker id is suspect.
 func (s *suspectSet) has(id int32) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	at, ok := s.m[id]
 	return ok && time.Since(at) < suspectWindow
 }
@@ -53,8 +67,6 @@ func (s *suspectSet) has(id int32) bool {
 // any reports whether some broker is suspect, forgetting those whose
 // window has passed.
 func (s *suspectSet) any() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	for id, at := range s.m {
 		if time.Since(at) >= suspectWindow {
 			delete(s.m, id)

@@ -13,18 +13,20 @@ func TestSuspectSet(t *testing.T) {
 	if s.any() || s.has(1) {
 		t.Fatal("empty set reports a suspect")
 	}
-	s.set(1, true)
+	s.heard(1, brokerTimedOut)
 	if !s.any() || !s.has(1) || s.has(2) {
 		t.Fatal("broker 1 not suspect after a timeout")
 	}
-	s.set(1, false)
+	s.heard(1, livenessUnknown)
+	if !s.has(1) {
+		t.Fatal("broker 1 not suspect after a request failed otherwise")
+	}
+	s.heard(1, brokerAnswered)
 	if s.any() || s.has(1) {
 		t.Fatal("broker 1 still suspect after answering")
 	}
 	s.set(2, true)
-	s.mu.Lock()
 	s.m[2] = time.Now().Add(-suspectWindow - time.Second)
-	s.mu.Unlock()
 	if s.has(2) || s.any() {
 		t.Fatal("broker 2 suspect past its window")
 	}

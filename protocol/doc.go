@@ -29,7 +29,10 @@
 // # Metadata and pool
 //
 // Metadata is a single-flight, periodically refreshed view of leaders (with
-// leader epochs) and brokers; Pool keeps one connection per broker id and
+// leader epochs) and brokers; each change is also an immutable Snapshot,
+// told to Watch's watchers after every refresh (so that one goroutine can
+// act on the view without sharing it), and ApplyLeaderHints applies
+// KIP-951 leader hints and returns the next one. Pool keeps one connection per broker id and
 // redials with backoff; when the metadata moves a broker id to a new
 // address, the next Conn for it closes the old connection and dials the new
 // address.

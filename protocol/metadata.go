@@ -69,6 +69,10 @@ type Metadata struct {
 	// replaced (never changed) under mu when one changes: Partitions and
 	// Counts, asked once per record produced, read it without the lock.
 	counts atomic.Pointer[Counts]
+	// snap is the view's state as of its last change (Snapshot), and
+	// watchers are told each one a refresh makes (Watch).
+	snap     *Snapshot
+	watchers []func(*Snapshot)
 
 	movedMu sync.Mutex
 	onMoved []func(id int32) // onBrokerMoved
@@ -375,7 +379,7 @@ func (m *Metadata) apply(resp *kmsg.MetadataResponse) error {
 	defer func() { m.notifyMoved(moved) }() // after the unlock
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	defer m.publishCountsLocked() // also when a malformed topic ends the loop early
+	defer m.publishLocked(true) // also when a malformed topic ends the loop early
 	for id, addr := range brokers {
 		// A broker missing from the last answer (it was down) may be
 		// back elsewhere: the pools compare with where they connected.
@@ -487,34 +491,10 @@ func (m *Metadata) Leader(topic string, partition int32) (brokerID int32, leader
 }
 
 func (m *Metadata) leaderLocked(topic string, partition int32) (brokerID int32, leaderEpoch int32, err error) {
-	tm, err := m.topicLocked(topic)
-	if err != nil {
-		return -1, -1, err
-	}
-	if partition < 0 || int(partition) >= len(tm.parts) || !tm.parts[partition].present {
-		return -1, -1, &UnknownTopicError{Topic: topic, Partition: partition}
-	}
-	pm := tm.parts[partition]
-	if pm.leader < 0 {
-		code := pm.err
-		if code == 0 {
-			code = int16(kafkaerr.LeaderNotAvailable)
-		}
-		return -1, pm.epoch, PartitionError(code, topic, partition, "")
-	}
-	return pm.leader, pm.epoch, nil
+	return leaderOf(m.topics, topic, partition)
 }
 
-func (m *Metadata) topicLocked(topic string) (*topicMeta, error) {
-	tm, ok := m.topics[topic]
-	if !ok || tm.err == int16(kafkaerr.UnknownTopicOrPartition) {
-		return nil, &UnknownTopicError{Topic: topic, Partition: -1}
-	}
-	if tm.err != 0 {
-		return nil, PartitionError(tm.err, topic, -1, "")
-	}
-	return tm, nil
-}
+func (m *Metadata) topicLocked(topic string) (*topicMeta, error) { return topicOf(m.topics, topic) }
 
 // Partitions returns a topic's partition count. A topic the cluster does not
 // know (or that was never refreshed) gives *UnknownTopicError naming it.
@@ -562,34 +542,9 @@ func (m *Metadata) BrokerIDs() []int32 {
 	return ids
 }
 
-// ApplyLeaderHint records a new leader reported outside a metadata refresh
-// (KIP-951: produce and fetch responses name the new leader and its
-// endpoint). It is ignored when the hint's epoch is older than the known one
-// or the partition is unknown. addr ("host:port"), if not empty, updates the
-// leader's address.
+// ApplyLeaderHint is ApplyLeaderHints with one hint.
 func (m *Metadata) ApplyLeaderHint(topic string, partition, leader, leaderEpoch int32, addr string) {
-	if leader < 0 {
-		return
-	}
-	var moved []int32
-	defer func() { m.notifyMoved(moved) }() // after the unlock
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	tm, ok := m.topics[topic]
-	if !ok || partition < 0 || int(partition) >= len(tm.parts) || !tm.parts[partition].present {
-		return
-	}
-	pm := &tm.parts[partition]
-	if leaderEpoch < pm.epoch {
-		return
-	}
-	pm.leader, pm.epoch, pm.err = leader, leaderEpoch, 0
-	if addr != "" {
-		if was, ok := m.brokers[leader]; ok && was != addr {
-			moved = append(moved, leader)
-		}
-		m.brokers[leader] = addr
-	}
+	m.ApplyLeaderHints(LeaderHint{Topic: topic, Partition: partition, Leader: leader, LeaderEpoch: leaderEpoch, Addr: addr})
 }
 
 // onBrokerMoved registers f, called (without locks held) with each broker
