@@ -24,6 +24,7 @@ const (
 	turnIdentity                     // an InitProducerId attempt
 	turnTopic                        // a topic wait's refresh
 	turnTail                         // a tail read's attempt
+	turnTxn                          // a request to the transaction coordinator
 )
 
 // turnIn: a background goroutine asks for its turn; closing grant lets
