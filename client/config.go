@@ -63,8 +63,8 @@ type config struct {
 	tailFetchBytes   int32
 	workers          int
 	dial             func(ctx context.Context, network, addr string) (net.Conn, error)
-	settle           func() // SyncTest's wait: nil outside a synctest bubble
-	nilOptions       int    // nil Options given to NewProducer
+	settle           func()        // SyncTest's wait: nil outside a synctest bubble
+	nilOptions       int           // nil Options given to NewProducer
 	txnID            string        // TransactionalID
 	txnTimeout       time.Duration // TransactionTimeout
 }

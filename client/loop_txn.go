@@ -61,7 +61,7 @@ type txnLoop struct {
 type txnReply struct {
 	waiters []chan error
 	err     error
-	commit  bool // a commit: answered after the records' callbacks
+	ends    bool // a commit or an abort: answered after the records' callbacks
 }
 
 // txnCall steps an application call into the machine, unless the
@@ -108,7 +108,7 @@ func (l *loop) txnAnswer(err error) {
 	if t.call == 0 {
 		return
 	}
-	t.replies = append(t.replies, txnReply{waiters: t.waiters, err: err, commit: t.call == txnCommit && err == nil})
+	t.replies = append(t.replies, txnReply{waiters: t.waiters, err: err, ends: t.call == txnCommit || t.call == txnAbort})
 	t.call, t.waiters = 0, nil
 }
 
@@ -156,8 +156,8 @@ func (l *loop) txnEvent(ev idempotence.Event) {
 }
 
 // txnReplies answers the calls that ended in this pass, once every event
-// of the pass is acted on: a commit's answer waits behind the callbacks
-// of its records.
+// of the pass is acted on: a commit's or an abort's answer waits behind
+// the callbacks of its records.
 func (l *loop) txnReplies() {
 	t := &l.txn
 	for _, r := range t.replies {
@@ -166,7 +166,7 @@ func (l *loop) txnReplies() {
 				w <- r.err
 			}
 		}
-		if r.commit {
+		if r.ends {
 			l.p.calls.pushFunc(send)
 		} else {
 			send()

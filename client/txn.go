@@ -104,8 +104,8 @@ func (p *Producer) CommitTransaction(ctx context.Context) error {
 // AbortTransaction aborts the open transaction (or the one an
 // ErrTxnAbortable left): records not yet sent fail at once, those sent are
 // settled, the coordinator writes the abort markers, and every record of
-// the transaction is called back with ErrAborted. Then the producer is
-// ready for the next BeginTransaction. If ctx ends first, the abort goes
+// the transaction is called back with ErrAborted (before it returns).
+// Then the producer is ready for the next BeginTransaction. If ctx ends first, the abort goes
 // on: call AbortTransaction again to wait for it. Not from a callback
 // (ErrInCallback).
 func (p *Producer) AbortTransaction(ctx context.Context) error {
