@@ -567,6 +567,9 @@ const flushPoll = 5 * time.Millisecond
 // Close stops accepting records, waits until every buffered record is
 // resolved or ctx ends, then fails what is left with ErrClosed (joined
 // with ErrNotWritten or ErrOutcomeUnknown) and releases everything.
+// A transactional producer does not wait for an open transaction: its
+// records fail ErrAborted (or ErrClosed and ErrNotWritten if they never
+// reached a batch), and the coordinator aborts it on its timeout.
 // No goroutine of the producer outlives Close.
 func (p *Producer) Close(ctx context.Context) error {
 	if p.calls.inCallback() {
@@ -575,7 +578,13 @@ func (p *Producer) Close(ctx context.Context) error {
 	if p.closing.Swap(true) {
 		return ErrClosed
 	}
-	ferr := p.Flush(ctx)
+	var ferr error
+	if p.cfg.txnID == "" {
+		ferr = p.Flush(ctx)
+	}
+	// A transactional producer does not wait for an open transaction,
+	// which cannot commit now: its records fail ErrAborted (the
+	// coordinator aborts it on its timeout).
 	p.closeHeld()
 	// The accumulator hands its last batches to the loop, then the machine
 	// finishes every batch it holds (not written, or outcome unknown) and

@@ -294,3 +294,26 @@ func TestTxnConflictingOptionsRefused(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, p.Close(context.Background()))
 }
+
+func TestTxnCloseWithOpenTransactionAborts(t *testing.T) {
+	c := newCluster(t, 2)
+	p, err := client.NewProducer(client.Brokers(c.Addrs()...), client.TransactionalID("tx-close"))
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	require.NoError(t, p.InitTransactions(ctx))
+	require.NoError(t, p.BeginTransaction())
+	r := newRun()
+	r.produce(ctx, t, p, "t", "open", 10, 2)
+	require.NoError(t, p.Close(ctx), "Close does not wait for the open transaction")
+	r.wg.Wait()
+	require.Len(t, r.errs, 10)
+	for _, e := range r.errs {
+		// Aborted, or never handed to the machine (still waiting for the
+		// topic's metadata): closed, not written.
+		require.True(t, errors.Is(e, client.ErrAborted) || errors.Is(e, client.ErrClosed) && errors.Is(e, client.ErrNotWritten), "%v", e)
+	}
+	for v := range committedValues(t, c, "t") {
+		require.False(t, strings.HasPrefix(v, "open-"), "record %s of the open transaction visible", v)
+	}
+}
