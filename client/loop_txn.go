@@ -41,6 +41,7 @@ type (
 	txnCallIn struct {
 		kind   txnKind
 		noBump bool // InitTransactions: the brokers cannot bump an epoch (InitProducerId < v3)
+		resume bool // the same call again, after the caller's context ended
 		done   chan error
 	}
 	// heldQueryIn: reply is closed once no record waits for its topic's
@@ -55,6 +56,8 @@ type txnLoop struct {
 	replies   []txnReply   // outcomes to send once the pass's events are acted on
 	abortable error        // why the transaction must be aborted (TxnAbortableError)
 	fatal     error        // why the producer is fatal (TxnFatal)
+	last      txnKind      // the call ended last, and its outcome
+	lastErr   error
 	heldWait  []chan struct{}
 }
 
@@ -69,6 +72,9 @@ type txnReply struct {
 func (l *loop) txnCall(c txnCallIn) {
 	t := &l.txn
 	switch {
+	case c.resume && t.call == 0 && t.last == c.kind:
+		c.done <- t.lastErr // it ended while nobody waited
+		return
 	case t.fatal != nil:
 		c.done <- t.fatal
 		return
@@ -109,6 +115,7 @@ func (l *loop) txnAnswer(err error) {
 		return
 	}
 	t.replies = append(t.replies, txnReply{waiters: t.waiters, err: err, ends: t.call == txnCommit || t.call == txnAbort})
+	t.last, t.lastErr = t.call, err
 	t.call, t.waiters = 0, nil
 }
 

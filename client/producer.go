@@ -60,6 +60,9 @@ type Producer struct {
 	// txnPool holds the connection to the transaction coordinator.
 	txnGate txnGate
 	txnPool *protocol.Pool
+	// txnUnfinished: the transaction call (txnKind) whose context ended
+	// before its outcome, 0 if none.
+	txnUnfinished atomic.Int32
 
 	loop     *loop         // owns the idempotence machine and every batch
 	topics   topicSet      // topics written to, for metadata refreshes

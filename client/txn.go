@@ -156,7 +156,10 @@ func (p *Producer) txnDrain(ctx context.Context) error {
 // txnCall hands an application call to the loop and waits for its outcome
 // or ctx.
 func (p *Producer) txnCall(ctx context.Context, kind txnKind, noBump bool) error {
-	c := txnCallIn{kind: kind, noBump: noBump, done: make(chan error, 1)}
+	// A call repeated after its context ended waits for the first one's
+	// outcome, or gets it if it has ended meanwhile.
+	resume := p.txnUnfinished.CompareAndSwap(int32(kind), 0)
+	c := txnCallIn{kind: kind, noBump: noBump, resume: resume, done: make(chan error, 1)}
 	p.loop.in.post(c)
 	select {
 	case err := <-c.done:
@@ -165,6 +168,7 @@ func (p *Producer) txnCall(ctx context.Context, kind txnKind, noBump bool) error
 		}
 		return nil
 	case <-ctx.Done():
+		p.txnUnfinished.Store(int32(kind))
 		return publicError(fmt.Errorf("client: %v: still under way (call it again to wait for it): %w", kind, ctx.Err()))
 	case <-p.loop.exited:
 		return publicError(fmt.Errorf("client: %v: %w", kind, ErrClosed))

@@ -317,3 +317,31 @@ func TestTxnCloseWithOpenTransactionAborts(t *testing.T) {
 		require.False(t, strings.HasPrefix(v, "open-"), "record %s of the open transaction visible", v)
 	}
 }
+
+// A commit whose context ended goes on; calling it again returns its
+// outcome, whether it is still under way or ended meanwhile.
+func TestTxnCommitRetriedAfterContextEnds(t *testing.T) {
+	c := newCluster(t, 3)
+	p := txnProducer(t, c, "tx-retry")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	require.NoError(t, p.InitTransactions(ctx))
+	require.NoError(t, p.BeginTransaction())
+	r := newRun()
+	r.produce(ctx, t, p, "t", "r", 20, 4)
+	// The coordinator is frozen: the commit cannot end before its
+	// context does.
+	coord := c.TransactionCoordinator("tx-retry")
+	require.NoError(t, c.FreezeBroker(coord))
+	short, cancelShort := context.WithTimeout(ctx, 100*time.Millisecond)
+	err := p.CommitTransaction(short)
+	cancelShort()
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.NotErrorIs(t, err, client.ErrTxnState)
+	require.NoError(t, c.ThawBroker(coord))
+	r.wg.Wait() // the commit ended meanwhile: its records are called back
+	require.NoError(t, p.CommitTransaction(ctx), "the same commit's outcome")
+	checkCommitted(t, c, "t", r)
+	// A commit with no transaction is still refused.
+	require.ErrorIs(t, p.CommitTransaction(ctx), client.ErrTxnState)
+}
