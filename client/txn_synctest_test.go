@@ -41,6 +41,7 @@ func TestTxnInSyncTestBubble(t *testing.T) {
 		require.NoError(t, p.AbortTransaction(ctx))
 		dropped.wg.Wait()
 		require.Len(t, dropped.errs, 50)
+		waitTxnEnded(t, c, "tx-bubble")
 
 		raw, err := readback.ReadTopicConn(ctx, c.Addrs(), "t", protocol.ConnConfig{Dial: mn.Dial})
 		require.NoError(t, err)

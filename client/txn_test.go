@@ -50,6 +50,24 @@ func checkCommitted(t testing.TB, c *sim.Cluster, topic string, r *run) {
 	require.True(t, rep.OK(), "%s\n%s", rep, strings.Join(rep.Problems, "\n"))
 }
 
+// waitTxnEnded waits until the coordinator has written the markers of
+// id's last transaction (EndTxn is answered before they are; a
+// read_committed reader sees the records once they are).
+func waitTxnEnded(t testing.TB, c *sim.Cluster, id string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		d, ok := c.DescribeTransaction(id)
+		if ok && (d.State == sim.TxnEmpty || d.State == sim.TxnCompleteCommit || d.State == sim.TxnCompleteAbort) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("transaction %s still %v", id, d.State)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
 func txnProducer(t testing.TB, c *sim.Cluster, id string, opts ...client.Option) *client.Producer {
 	t.Helper()
 	return newProducer(t, c, append([]client.Option{client.TransactionalID(id)}, opts...)...)
@@ -82,6 +100,7 @@ func TestTxnCommitReadCommittedOnceInOrder(t *testing.T) {
 		acked, total := allAcked(r)
 		require.Equal(t, total, acked, "records called back with success when the commit returned")
 		r.wg.Wait()
+		waitTxnEnded(t, c, "tx-commit")
 		checkCommitted(t, c, "t", r)
 		log, _ := committedLog(t, c, "t")
 		parts := 0
@@ -117,6 +136,7 @@ func TestTxnAbortInvisibleToReadCommitted(t *testing.T) {
 	next.produce(ctx, t, p, "t", "y", 20, 5)
 	require.NoError(t, p.CommitTransaction(ctx))
 	next.wg.Wait()
+	waitTxnEnded(t, c, "tx-abort")
 
 	seen := committedValues(t, c, "t")
 	for v := range seen {
@@ -192,6 +212,7 @@ func TestTxnSecondInstanceFencesFirst(t *testing.T) {
 	r.produce(ctx, t, newer, "t", "n", 20, 4)
 	require.NoError(t, newer.CommitTransaction(ctx))
 	r.wg.Wait()
+	waitTxnEnded(t, c, "tx-zombie")
 	for v := range committedValues(t, c, "t") {
 		require.False(t, strings.HasPrefix(v, "z-"), "the fenced instance's record %s is visible", v)
 	}
@@ -221,6 +242,7 @@ func TestTxnCoordinatorMoveMidCommitRetried(t *testing.T) {
 
 	require.NoError(t, p.CommitTransaction(ctx))
 	r.wg.Wait()
+	waitTxnEnded(t, c, "tx-move")
 	checkCommitted(t, c, "t", r)
 
 	notCoord := false
@@ -252,6 +274,7 @@ func TestTxnProduceOutsideTransactionRefused(t *testing.T) {
 	res = p.ProduceSync(ctx, &client.Record{Topic: "t", Value: []byte("after-commit")})
 	require.ErrorIs(t, res[0].Err, client.ErrNoTransaction)
 
+	waitTxnEnded(t, c, "tx-outside")
 	_, raw := committedLog(t, c, "t")
 	for _, recs := range raw {
 		for _, rec := range recs {
@@ -341,6 +364,7 @@ func TestTxnCommitRetriedAfterContextEnds(t *testing.T) {
 	require.NoError(t, c.ThawBroker(coord))
 	r.wg.Wait() // the commit ended meanwhile: its records are called back
 	require.NoError(t, p.CommitTransaction(ctx), "the same commit's outcome")
+	waitTxnEnded(t, c, "tx-retry")
 	checkCommitted(t, c, "t", r)
 	// A commit with no transaction is still refused.
 	require.ErrorIs(t, p.CommitTransaction(ctx), client.ErrTxnState)
