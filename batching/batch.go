@@ -297,7 +297,11 @@ func (b *Batch) writeHeader(recordsCRC uint32) {
 	be.PutUint32(w[offLength:], uint32(len(w)-lengthFieldEnd))
 	be.PutUint32(w[offLeaderEpoch:], 0xffffffff) // -1: set by the broker
 	w[offMagic] = magicV2
-	be.PutUint16(w[offAttributes:], uint16(b.codec)&attrCodecMask)
+	attrs := uint16(b.codec) & attrCodecMask
+	if b.acc != nil && b.acc.cfg.Transactional {
+		attrs |= attrTransactional
+	}
+	be.PutUint16(w[offAttributes:], attrs)
 	be.PutUint32(w[offLastOffsetDelta:], uint32(b.Records-1))
 	be.PutUint64(w[offFirstTimestamp:], uint64(b.firstTS))
 	be.PutUint64(w[offMaxTimestamp:], uint64(b.maxTS))

@@ -58,6 +58,10 @@ type Config struct {
 	// batches and keeps up. The caller must then call Sent (or Release)
 	// for every batch.
 	HoldUntilSent bool
+	// Transactional sets the transactional attribute bit of every batch
+	// (a producer with a transactional id: its records are visible to
+	// read_committed consumers only once their transaction commits).
+	Transactional bool
 }
 
 // withDefaults fills zero fields and validates the result.

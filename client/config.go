@@ -63,8 +63,10 @@ type config struct {
 	tailFetchBytes   int32
 	workers          int
 	dial             func(ctx context.Context, network, addr string) (net.Conn, error)
-	settle           func() // SyncTest's wait: nil outside a synctest bubble
-	nilOptions       int    // nil Options given to NewProducer
+	settle           func()        // SyncTest's wait: nil outside a synctest bubble
+	nilOptions       int           // nil Options given to NewProducer
+	txnID            string        // TransactionalID
+	txnTimeout       time.Duration // TransactionTimeout
 }
 
 func defaultConfig() config {
@@ -89,6 +91,7 @@ func defaultConfig() config {
 		metadataMaxAge:   5 * time.Minute,
 		unknownTopicWait: 10 * time.Second,
 		tailFetchBytes:   8 << 20,
+		txnTimeout:       DefaultTransactionTimeout,
 	}
 }
 
@@ -288,6 +291,7 @@ func (c *config) validate() error {
 	} else if c.idempotent && c.acks != AcksAll {
 		bad("Acks", "idempotence requires acks=all (-1), got %d", c.acks)
 	}
+	txnConflict := c.validateTxn(bad)
 	if c.maxInFlight < 1 {
 		bad("MaxInFlight", "%d is less than 1", c.maxInFlight)
 	} else if c.idempotent && c.maxInFlight > 5 {
@@ -345,7 +349,11 @@ func (c *config) validate() error {
 	if len(problems) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w: %s", ErrInvalidConfig, strings.Join(problems, "; "))
+	err := fmt.Errorf("%w: %s", ErrInvalidConfig, strings.Join(problems, "; "))
+	if txnConflict {
+		return &wrapped{err: err, also: ErrTxnConfig}
+	}
+	return err
 }
 
 // checkBrokerAddr checks that a is "host:port" with a host and a numeric

@@ -30,6 +30,19 @@
 // cluster: records for a topic whose metadata is unknown are queued, in
 // order, and their outcome comes through the callback.
 //
+// With TransactionalID the producer is transactional: InitTransactions
+// once, then BeginTransaction, Produce, CommitTransaction (or
+// AbortTransaction). A transaction's records reach read_committed
+// consumers all together when it commits and never when it aborts; their
+// callbacks run when it ends (nil at their offsets, or ErrAborted). Produce
+// with no transaction open fails ErrNoTransaction. A failed transaction
+// call says to retry it (its context ended), to abort and go on
+// (ErrTxnAbortable), or that the producer is done (ErrTxnFatal, ErrFenced).
+// The decisions are the transaction machine's, in package idempotence; the
+// loop hands its coordinator requests (FindCoordinator, InitProducerId,
+// AddPartitionsToTxn v1-v3, EndTxn) to goroutines that post the answers
+// (txn_io.go, loop_txn.go).
+//
 // Acknowledged records that later vanish from a partition (an unclean
 // leader election) are reported through OnDataLoss with their offsets.
 //
@@ -74,7 +87,7 @@
 //	conn readers (produce answers, timeouts, KIP-951 hints) ───────┤
 //	tail readers (DescribeProducers + leader-epoch Fetch) ─────────┤
 //	every refresh (metadata snapshots), metadata loop ─────────────┤─► inbox ─► loop
-//	InitProducerId ────────────────────────────────────────────────┤            │ Step(input)
+//	InitProducerId, transaction coordinator requests ──────────────┤            │ Step(input)
 //	timer at NextWake (deadlines, backoffs), Close ────────────────┘            │ Ready()
 //	                                                                            ▼
 //	        Sends ─► outbox per broker connection (ProduceConnections per

@@ -67,6 +67,9 @@ type loop struct {
 	exited chan struct{}
 
 	trace bool // log every input and output at LevelTrace
+
+	idemCfg idempotence.Config // the machine's configuration (loop_txn.go may start it over)
+	txn     txnLoop            // a transactional producer's calls (loop_txn.go)
 }
 
 // batchState is one closed batch the loop owns until it is resolved.
@@ -155,10 +158,11 @@ type (
 	closeIn struct{}
 )
 
-func newLoop(p *Producer, idem *idempotence.Producer) *loop {
+func newLoop(p *Producer, cfg idempotence.Config) *loop {
 	return &loop{
 		p:         p,
-		idem:      idem,
+		idem:      idempotence.New(cfg),
+		idemCfg:   cfg,
 		in:        inbox{signal: make(chan struct{}, 1)},
 		batches:   make(map[idempotence.BatchID]*batchState),
 		pinned:    make(map[idempotence.BatchID]*batchState),
@@ -223,6 +227,7 @@ func (l *loop) run() {
 		}
 		l.flushPlaced()
 		l.act()
+		l.txnReplies()
 		for _, done := range l.purged {
 			close(done)
 		}
@@ -264,6 +269,10 @@ func (l *loop) apply(x any) {
 		close(v.done)
 	case turnIn:
 		l.turns = append(l.turns, v)
+	case txnCallIn:
+		l.txnCall(v)
+	case heldQueryIn:
+		l.txn.heldWait = append(l.txn.heldWait, v.reply)
 	case closeIn:
 		l.closed = true
 		l.failHeld(notWritten(ErrClosed))

@@ -46,6 +46,8 @@ func (l *loop) event(ev idempotence.Event) {
 	case idempotence.RefreshMetadata:
 		l.awaitMeta[e.TP] = true
 		p.kickMetadata()
+	default:
+		l.txnEvent(ev)
 	}
 }
 

@@ -1,7 +1,7 @@
 package client
 
 // Turns: the background goroutines (the metadata loop, InitProducerId,
-// topic waits, tail reads) share the metadata view and the connection
+// topic waits, tail reads, transaction coordinator requests) share the metadata view and the connection
 // pools. Each starts an action (a refresh, a request, a read) only when
 // the loop lets it: it posts a turnIn and waits. The loop lets the turns
 // of one pass go after it has acted on its inputs and woken the senders,
@@ -24,6 +24,7 @@ const (
 	turnIdentity                     // an InitProducerId attempt
 	turnTopic                        // a topic wait's refresh
 	turnTail                         // a tail read's attempt
+	turnTxn                          // a request to the transaction coordinator
 )
 
 // turnIn: a background goroutine asks for its turn; closing grant lets

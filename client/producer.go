@@ -56,6 +56,14 @@ type Producer struct {
 	unknownMu sync.Mutex
 	unknown   map[string]unknownTopic
 
+	// txnGate admits records while a transaction is open (TransactionalID);
+	// txnPool holds the connection to the transaction coordinator.
+	txnGate txnGate
+	txnPool *protocol.Pool
+	// txnUnfinished: the transaction call (txnKind) whose context ended
+	// before its outcome, 0 if none.
+	txnUnfinished atomic.Int32
+
 	loop     *loop         // owns the idempotence machine and every batch
 	topics   topicSet      // topics written to, for metadata refreshes
 	metaKick chan struct{} // asks the metadata loop for a refresh
@@ -107,7 +115,7 @@ func NewProducer(opts ...Option) (*Producer, error) {
 	if bp, ok := cfg.partitioner.(BackupPartitioner); ok {
 		p.backupPart, p.parts.track = bp, true
 	}
-	p.loop = newLoop(p, idempotence.New(idempotence.Config{
+	p.loop = newLoop(p, idempotence.Config{
 		MaxInFlight:          cfg.maxInFlight,
 		StopOnDataLoss:       cfg.stopOnDataLoss,
 		RetryBackoff:         max(cfg.retryBackoff, time.Nanosecond),
@@ -115,7 +123,8 @@ func NewProducer(opts ...Option) (*Producer, error) {
 		LeaderAcks:           cfg.acks == AcksLeader,
 		ProducerIDExpiration: cfg.pidExpiration,
 		AnswerTimeout:        cfg.requestTimeout + responseSlack,
-	}))
+		Transactional:        cfg.txnID != "",
+	})
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	connCfg := protocol.ConnConfig{
 		ClientID:       cfg.clientID,
@@ -126,6 +135,9 @@ func NewProducer(opts ...Option) (*Producer, error) {
 		Authenticate:   cfg.auth,
 		Logger:         cfg.logger,
 		Dial:           cfg.dial,
+	}
+	if cfg.txnID != "" {
+		connCfg.MaxVersions = txnProduceVersions(connCfg.MaxVersions)
 	}
 	hooks := cfg.hooks
 	p.meta = protocol.NewMetadata(cfg.brokers, protocol.MetadataConfig{
@@ -154,6 +166,9 @@ func NewProducer(opts ...Option) (*Producer, error) {
 	}
 	p.pool = p.pools[0]
 	p.readPool = protocol.NewPool(p.meta, poolCfg)
+	if cfg.txnID != "" {
+		p.txnPool = protocol.NewPool(p.meta, txnPoolConfig(poolCfg))
+	}
 	acc, err := batching.NewAccumulator(batching.Config{
 		Codec:              cfg.codec,
 		Level:              cfg.level,
@@ -165,6 +180,7 @@ func NewProducer(opts ...Option) (*Producer, error) {
 		MaxBufferedRecords: cfg.maxBufferedRecs,
 		Workers:            cfg.workers,
 		HoldUntilSent:      true,
+		Transactional:      cfg.txnID != "",
 	}, p.batchReady)
 	if err != nil {
 		p.closePools()
@@ -174,7 +190,9 @@ func NewProducer(opts ...Option) (*Producer, error) {
 	p.acc = acc
 	p.calls = newCallbackQueue(p.recordsDone)
 	p.deliverFn = p.deliver
-	if cfg.idempotent {
+	if cfg.txnID != "" {
+		// InitTransactions asks for the producer id (loop_txn.go).
+	} else if cfg.idempotent {
 		p.loop.initProducerID()
 	} else {
 		p.loop.step(idempotence.SetIdentity{ProducerID: -1, Epoch: -1})
@@ -325,6 +343,13 @@ func (p *Producer) produce(ctx context.Context, r *Record, cb func(*Record, erro
 	if r.Topic == "" {
 		p.finish(r, notWritten(fmt.Errorf("%w: empty Topic", ErrInvalidRecord)))
 		return
+	}
+	if p.cfg.txnID != "" {
+		if !p.txnGate.enter() {
+			p.finish(r, errNoTransaction)
+			return
+		}
+		defer p.txnGate.leave()
 	}
 	if ctx == nil {
 		ctx = context.Background()
@@ -545,6 +570,9 @@ const flushPoll = 5 * time.Millisecond
 // Close stops accepting records, waits until every buffered record is
 // resolved or ctx ends, then fails what is left with ErrClosed (joined
 // with ErrNotWritten or ErrOutcomeUnknown) and releases everything.
+// A transactional producer does not wait for an open transaction: its
+// records fail ErrAborted (or ErrClosed and ErrNotWritten if they never
+// reached a batch), and the coordinator aborts it on its timeout.
 // No goroutine of the producer outlives Close.
 func (p *Producer) Close(ctx context.Context) error {
 	if p.calls.inCallback() {
@@ -553,7 +581,13 @@ func (p *Producer) Close(ctx context.Context) error {
 	if p.closing.Swap(true) {
 		return ErrClosed
 	}
-	ferr := p.Flush(ctx)
+	var ferr error
+	if p.cfg.txnID == "" {
+		ferr = p.Flush(ctx)
+	}
+	// A transactional producer does not wait for an open transaction,
+	// which cannot commit now: its records fail ErrAborted (the
+	// coordinator aborts it on its timeout).
 	p.closeHeld()
 	// The accumulator hands its last batches to the loop, then the machine
 	// finishes every batch it holds (not written, or outcome unknown) and
@@ -578,4 +612,7 @@ func (p *Producer) closePools() {
 		pool.Close()
 	}
 	p.readPool.Close()
+	if p.txnPool != nil {
+		p.txnPool.Close()
+	}
 }

@@ -185,6 +185,9 @@ func (s *sender) send(conn *protocol.Conn, round []outgoing) {
 	p := s.p
 	req := kmsg.NewPtrProduceRequest()
 	req.Acks = p.cfg.acks
+	if p.cfg.txnID != "" {
+		req.TransactionID = &p.cfg.txnID
+	}
 	req.TimeoutMillis = int32(p.cfg.requestTimeout / time.Millisecond)
 	var topicIdx map[string]int // only for requests of many topics
 	for _, o := range round {

@@ -27,6 +27,10 @@ type Record struct {
 	ProducerID   int64
 	Epoch        int16
 	BaseSequence int32 // of the record's batch
+	// Transactional and Control are the batch's attribute bits: a record
+	// written in a transaction, and a transaction marker (a control
+	// record: Committed reads it).
+	Transactional, Control bool
 }
 
 // maxFetchBytes bounds one fetch.
@@ -156,6 +160,7 @@ func scanFrom(ctx context.Context, meta *protocol.Metadata, pool *protocol.Pool,
 				if err := fn(Record{
 					Partition: part, Offset: r.Offset, Key: r.Key, Value: r.Value, Headers: r.Headers,
 					ProducerID: b.Header.ProducerID, Epoch: b.Header.ProducerEpoch, BaseSequence: b.Header.BaseSequence,
+					Transactional: b.Header.Transactional(), Control: b.Header.Control(),
 				}); err != nil {
 					return err
 				}
