@@ -69,7 +69,8 @@ func (p *Producer) readTail(tp idempotence.TopicPartition, from int64) (idempote
 	}
 	// Reads waiting on one refresh all wake when it is answered: each
 	// takes its turn again before it uses the read connection.
-	p.turn(turnTail, tp.Topic+"/"+strconv.Itoa(int(tp.Partition)))
+	key := tp.Topic + "/" + strconv.Itoa(int(tp.Partition))
+	p.turn(turnTail, key)
 	leader, leaderEpoch, err := p.meta.Leader(tp.Topic, tp.Partition)
 	if err != nil {
 		return idempotence.Tail{}, err
@@ -80,6 +81,11 @@ func (p *Producer) readTail(tp idempotence.TopicPartition, from int64) (idempote
 	if err != nil {
 		return idempotence.Tail{}, err
 	}
+	// Reads that waited for one dial of the read connection (the first
+	// dials, the others wait for it) all go on when it is made: each
+	// takes its turn again, so that which writes first on the shared
+	// connection is the loop's order, not the scheduler's.
+	p.turn(turnTail, key)
 	var t idempotence.Tail
 	rctx, cancel = context.WithTimeout(p.ctx, p.cfg.requestTimeout)
 	states, err := protocol.DescribeProducers(rctx, conn, tp.Topic, tp.Partition)
