@@ -50,9 +50,11 @@ type demoConfig struct {
 	faultAt       float64 // fraction of the records produced when the first step runs
 	kafka         bool    // on a real local Kafka cluster (kafkatest) instead of the simulator
 	kafkaVersion  kafkatest.Version
+	transactions  bool // the transactions demo (demo_txn.go) instead of a scenario
+	txnRecords    int  // records per transaction
 }
 
-const demoUsage = "usage: rollsafe demo [-kafka [-kafka-version V]] [-records N] [-size B] [-codec C] [-partitions P] [-scenario S] [-fault-at F]"
+const demoUsage = "usage: rollsafe demo [-kafka [-kafka-version V]] [-records N] [-size B] [-codec C] [-partitions P] [-scenario S] [-fault-at F | -transactions [-txn-records T]]"
 
 // runDemo implements `rollsafe demo`: an embedded 3-broker cluster, a fault
 // scenario played while producing, then every partition read back. It
@@ -70,11 +72,15 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	scen := fs.String("scenario", "seed", "fault scenario: "+strings.Join(scenario.Names(), "|")+"|none")
 	kafka := fs.Bool("kafka", false, "run on a real local 3-broker Apache Kafka cluster (child JVMs started and stopped by the demo;\nneeds Java 17+ and the jars kafkatest/fetch.sh fetches) instead of the in-process simulator;\nscenarios: seed (controlled shutdown, restart, preferred-leader election) or none")
 	kafkaVersion := fs.String("kafka-version", kafkatest.KafkaVersion, "with -kafka, the Apache Kafka release to run: "+versionNames()+"\n(2.8: ZooKeeper mode, the seed's own broker; a release's line, e.g. 3.9, names it)")
+	txns := fs.Bool("transactions", false, "play transactions instead of a scenario: a transactional producer writes -records\n(default 20000) in transactions of -txn-records, aborts every fourth, and the transaction\ncoordinator's broker is killed just before a commit; read back as read_committed")
+	txnRecords := fs.Int("txn-records", 500, "with -transactions, records per transaction")
 	faultAt := fs.Float64("fault-at", 0.1, "fraction of the records produced when the scenario starts (0-0.8); its steps\nspread over the next half of the records, each applied before production goes on")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), demoUsage)
 		fmt.Fprintln(fs.Output(), "Exits 0 only if the scenario played in full and the read-back found nothing lost, duplicated or")
 		fmt.Fprintln(fs.Output(), "reordered (unclean-loss: every lost record reported by the producer), 1 otherwise.")
+		fmt.Fprintln(fs.Output(), "With -transactions: exits 0 only if the coordinator was killed before a commit and a read_committed")
+		fmt.Fprintln(fs.Output(), "read shows every committed record once, in order, where acknowledged, and no aborted one.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -85,8 +91,16 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	codec, err := compress.ParseCodec(*codecName)
 	kv, kvErr := kafkatest.ParseVersion(*kafkaVersion)
-	kvSet := false
-	fs.Visit(func(f *flag.Flag) { kvSet = kvSet || f.Name == "kafka-version" })
+	kvSet, recordsSet, scenSet, txnRecordsSet := false, false, false, false
+	fs.Visit(func(f *flag.Flag) {
+		kvSet = kvSet || f.Name == "kafka-version"
+		recordsSet = recordsSet || f.Name == "records"
+		scenSet = scenSet || f.Name == "scenario" || f.Name == "fault-at"
+		txnRecordsSet = txnRecordsSet || f.Name == "txn-records"
+	})
+	if *txns && !recordsSet {
+		*records = 20_000
+	}
 	bad := func(msg string) int {
 		fmt.Fprintln(stderr, "rollsafe demo:", msg)
 		fs.Usage()
@@ -109,8 +123,19 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return bad(kvErr.Error())
 	case kvSet && !*kafka:
 		return bad("-kafka-version needs -kafka")
+	case *txns && scenSet:
+		return bad("-transactions plays its own fault (the coordinator killed before a commit), not -scenario or -fault-at")
+	case txnRecordsSet && !*txns:
+		return bad("-txn-records needs -transactions")
+	case *txnRecords <= 0:
+		return bad("-txn-records must be positive")
 	case *kafka && *scen != "seed" && *scen != "none":
 		return bad(fmt.Sprintf("-kafka plays -scenario seed or none, not %q (the others run on the simulator)", *scen))
+	}
+	if *txns {
+		cfg := demoConfig{records: *records, size: *size, codec: codec, partitions: int32(*partitions), kafka: *kafka, kafkaVersion: kv,
+			transactions: true, txnRecords: *txnRecords}
+		return runTxnDemo(ctx, cfg, stdout, stderr)
 	}
 	var sched scenario.Schedule
 	switch *scen {
