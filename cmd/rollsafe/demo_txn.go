@@ -185,9 +185,7 @@ func (r *txnRun) end(ctx context.Context, out io.Writer, t, txns int, c txnClust
 		rep.killed, killedNow = coord, true
 		fmt.Fprintf(out, "  broker %d (the transaction coordinator) killed; transaction %d commits\n", coord, t)
 	}
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	err := p.CommitTransaction(cctx)
-	cancel()
+	err := callAgain(ctx, p.CommitTransaction)
 	if killedNow {
 		rep.commitErr = err
 		// Where the transaction's coordinator is now: another broker.
@@ -195,13 +193,6 @@ func (r *txnRun) end(ctx context.Context, out io.Writer, t, txns int, c txnClust
 			return txnOpen, fmt.Errorf("find the transaction coordinator after the kill: %w", err)
 		}
 		err = rep.commitErr
-	}
-	for errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-		// The commit goes on in the background: calling again waits for
-		// its outcome.
-		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		err = p.CommitTransaction(cctx)
-		cancel()
 	}
 	switch {
 	case err == nil:
@@ -215,12 +206,15 @@ func (r *txnRun) end(ctx context.Context, out io.Writer, t, txns int, c txnClust
 	}
 }
 
-// callAgain calls a transaction call with a bounded context until it ends
-// otherwise than by that context (the call goes on in the background
-// meanwhile), or ctx ends.
+// callAgain calls a transaction call with a context of txnCallTimeout
+// until it ends otherwise than by that context (the call goes on in the
+// background meanwhile, and calling it again waits for its outcome), for
+// kafkaStepTimeout at most.
 func callAgain(ctx context.Context, call func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, kafkaStepTimeout)
+	defer cancel()
 	for {
-		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		cctx, cancel := context.WithTimeout(ctx, txnCallTimeout)
 		err := call(cctx)
 		cancel()
 		if !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
@@ -228,6 +222,9 @@ func callAgain(ctx context.Context, call func(context.Context) error) error {
 		}
 	}
 }
+
+// txnCallTimeout bounds one transaction call of the demo.
+const txnCallTimeout = 30 * time.Second
 
 // readBack reads the topic as a read_committed consumer and checks it
 // against each transaction's fate and each record's callback.
