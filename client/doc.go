@@ -34,7 +34,9 @@
 // once, then BeginTransaction, Produce, CommitTransaction (or
 // AbortTransaction). A transaction's records reach read_committed
 // consumers all together when it commits and never when it aborts; their
-// callbacks run when it ends (nil at their offsets, or ErrAborted). Produce
+// callbacks run when it ends (nil at their offsets, or ErrAborted).
+// SendOffsetsToTransaction commits a consumer group's offsets with the
+// transaction (consume-transform-produce). Produce
 // with no transaction open fails ErrNoTransaction. A failed transaction
 // call says to retry it (its context ended), to abort and go on
 // (ErrTxnAbortable), or that the producer is done (ErrTxnFatal, ErrFenced).

@@ -20,6 +20,7 @@ const (
 	txnBegin
 	txnCommit
 	txnAbort
+	txnSendOffsets
 )
 
 func (k txnKind) String() string {
@@ -32,6 +33,8 @@ func (k txnKind) String() string {
 		return "CommitTransaction"
 	case txnAbort:
 		return "AbortTransaction"
+	case txnSendOffsets:
+		return "SendOffsetsToTransaction"
 	}
 	return fmt.Sprintf("txnKind(%d)", uint8(k))
 }
@@ -39,10 +42,11 @@ func (k txnKind) String() string {
 type (
 	// txnCallIn: an application call; its outcome goes on done (buffered).
 	txnCallIn struct {
-		kind   txnKind
-		noBump bool // InitTransactions: the brokers cannot bump an epoch (InitProducerId < v3)
-		resume bool // the same call again, after the caller's context ended
-		done   chan error
+		kind    txnKind
+		noBump  bool            // InitTransactions: the brokers cannot bump an epoch (InitProducerId < v3)
+		resume  bool            // the same call again, after the caller's context ended
+		offsets *txnOffsetsCall // SendOffsetsToTransaction: the group and its offsets
+		done    chan error
 	}
 	// heldQueryIn: reply is closed once no record waits for its topic's
 	// metadata (CommitTransaction's and AbortTransaction's drain).
@@ -59,6 +63,7 @@ type txnLoop struct {
 	last      txnKind      // the call ended last, and its outcome
 	lastErr   error
 	heldWait  []chan struct{}
+	offsets   *txnOffsetsCall // the last SendOffsetsToTransaction's, for its TxnOffsetCommit
 }
 
 type txnReply struct {
@@ -84,7 +89,7 @@ func (l *loop) txnCall(c txnCallIn) {
 	case t.call != 0:
 		c.done <- fmt.Errorf("%w: %v while %v is under way", ErrTxnState, c.kind, t.call)
 		return
-	case c.kind == txnCommit && t.abortable != nil:
+	case (c.kind == txnCommit || c.kind == txnSendOffsets) && t.abortable != nil:
 		c.done <- t.abortable
 		return
 	}
@@ -105,6 +110,8 @@ func (l *loop) txnCall(c txnCallIn) {
 		l.step(idempotence.CommitTxn{})
 	case txnAbort:
 		l.step(idempotence.AbortTxn{})
+	case txnSendOffsets:
+		l.txnSendOffsets(c)
 	}
 }
 
@@ -138,12 +145,12 @@ func (l *loop) txnEvent(ev idempotence.Event) {
 				l.txnAnswer(e.Err) // nil: initialized or committed
 			}
 		case idempotence.TxnInTransaction:
-			if t.call == txnBegin {
-				l.txnAnswer(nil)
+			if t.call == txnBegin || t.call == txnSendOffsets {
+				l.txnAnswer(nil) // open, or the offsets are in it
 			}
 		case idempotence.TxnAbortableError:
 			t.abortable = e.Err
-			if t.call == txnCommit {
+			if t.call == txnCommit || t.call == txnSendOffsets {
 				l.txnAnswer(e.Err)
 			}
 		case idempotence.TxnFatal:
@@ -152,7 +159,15 @@ func (l *loop) txnEvent(ev idempotence.Event) {
 			l.txnAnswer(e.Err)
 		}
 	case idempotence.FindCoordinator:
+		if e.Group != "" {
+			l.p.findGroupCoordinator(e)
+			return
+		}
 		l.p.findCoordinator()
+	case idempotence.AddOffsetsRequest:
+		l.p.addOffsetsToTxn(e)
+	case idempotence.OffsetsCommitRequest:
+		l.p.txnOffsetCommit(e, t.offsets)
 	case idempotence.InitProducerIDRequest:
 		l.p.txnInitProducerID(e)
 	case idempotence.AddPartitionsRequest:

@@ -156,10 +156,17 @@ func (p *Producer) txnDrain(ctx context.Context) error {
 // txnCall hands an application call to the loop and waits for its outcome
 // or ctx.
 func (p *Producer) txnCall(ctx context.Context, kind txnKind, noBump bool) error {
+	return p.txnSubmit(ctx, txnCallIn{kind: kind, noBump: noBump})
+}
+
+// txnSubmit hands the call c (its kind and arguments) to the loop and
+// waits for its outcome or ctx.
+func (p *Producer) txnSubmit(ctx context.Context, c txnCallIn) error {
+	kind := c.kind
 	// A call repeated after its context ended waits for the first one's
 	// outcome, or gets it if it has ended meanwhile.
-	resume := p.txnUnfinished.CompareAndSwap(int32(kind), 0)
-	c := txnCallIn{kind: kind, noBump: noBump, resume: resume, done: make(chan error, 1)}
+	c.resume = p.txnUnfinished.CompareAndSwap(int32(kind), 0)
+	c.done = make(chan error, 1)
 	p.loop.in.post(c)
 	select {
 	case err := <-c.done:

@@ -41,8 +41,12 @@ func txnProduceVersions(caps map[int16]int16) map[int16]int16 {
 }
 
 // txnPoolConfig is the coordinator connections' configuration:
-// AddPartitionsToTxn v1-v3 (v4 batches transactions, for brokers) and
-// EndTxn up to v4 (v5 returns the epoch of transactions v2).
+// AddPartitionsToTxn v1-v3 (v4 batches transactions, for brokers),
+// EndTxn up to v4 (v5 returns the epoch of transactions v2), and
+// AddOffsetsToTxn and TxnOffsetCommit up to v4: their v4 only lets the
+// broker answer TRANSACTION_ABORTABLE (KIP-890 part 1), which kafkaerr
+// maps to abortable; TxnOffsetCommit v5 is transactions v2 (it adds the
+// group's partition itself, without AddOffsetsToTxn).
 func txnPoolConfig(cfg protocol.PoolConfig) protocol.PoolConfig {
 	m := maps.Clone(cfg.Conn.MaxVersions)
 	if m == nil {
@@ -50,6 +54,8 @@ func txnPoolConfig(cfg protocol.PoolConfig) protocol.PoolConfig {
 	}
 	m[keyAddPartitionsToTxn] = 3
 	m[keyEndTxn] = 4
+	m[keyAddOffsetsToTxn] = 4
+	m[keyTxnOffsetCommit] = 4
 	cfg.Conn.MaxVersions = m
 	return cfg
 }
@@ -101,7 +107,7 @@ func (p *Producer) txnRequest(key string, do func(ctx context.Context) idempoten
 // findCoordinator asks any broker for the transaction coordinator.
 func (p *Producer) findCoordinator() {
 	p.txnRequest("FindCoordinator", func(ctx context.Context) idempotence.Input {
-		broker, err := p.coordinator(ctx)
+		broker, _, err := p.coordinatorOf(ctx, coordTransaction, p.cfg.txnID)
 		if err != nil {
 			p.log.Debug("rollsafe: FindCoordinator failed", "err", err)
 			return idempotence.CoordinatorFound{Broker: -1}
@@ -110,36 +116,42 @@ func (p *Producer) findCoordinator() {
 	})
 }
 
-func (p *Producer) coordinator(ctx context.Context) (int32, error) {
+// coordTransaction is FindCoordinator's key type of a transactional id.
+const coordTransaction = 1
+
+// coordinatorOf asks any broker for the coordinator of key (of type typ):
+// the broker, or the code answered (kafkaerr.Transport for no answer)
+// and an error.
+func (p *Producer) coordinatorOf(ctx context.Context, typ int8, key string) (int32, kafkaerr.Code, error) {
 	conn, err := p.anyConn(ctx)
 	if err != nil {
-		return -1, err
+		return -1, kafkaerr.Transport, err
 	}
 	req := kmsg.NewPtrFindCoordinatorRequest()
-	req.CoordinatorType = 1 // transaction
-	req.CoordinatorKey = p.cfg.txnID
-	req.CoordinatorKeys = []string{p.cfg.txnID}
+	req.CoordinatorType = typ
+	req.CoordinatorKey = key
+	req.CoordinatorKeys = []string{key}
 	resp, err := conn.Request(ctx, req)
 	if err != nil {
-		return -1, err
+		return -1, kafkaerr.Transport, err
 	}
 	r := resp.(*kmsg.FindCoordinatorResponse)
 	code, node := r.ErrorCode, r.NodeID
 	if r.Version >= 4 {
 		if len(r.Coordinators) != 1 {
-			return -1, errors.New("FindCoordinator: no coordinator in the answer")
+			return -1, kafkaerr.Transport, errors.New("FindCoordinator: no coordinator in the answer")
 		}
 		code, node = r.Coordinators[0].ErrorCode, r.Coordinators[0].NodeID
 	}
 	if err := protocol.ErrorForCode(code); err != nil {
-		return -1, err
+		return -1, kafkaerr.Code(code), err
 	}
 	// The pool dials brokers by the addresses in the metadata: one it
 	// does not know yet is learnt by a refresh.
 	if _, known := p.meta.Snapshot().Broker(node); !known {
 		_ = p.meta.Refresh(ctx)
 	}
-	return node, nil
+	return node, kafkaerr.None, nil
 }
 
 // coordConn returns the connection to the coordinator broker.

@@ -30,6 +30,8 @@ const (
 	reqInit
 	reqAdd
 	reqEnd
+	reqAddOffsets    // AddOffsetsToTxn
+	reqOffsetsCommit // TxnOffsetCommit, to the group's coordinator
 )
 
 // txnResult is the outcome of one batch of the open transaction, told to
@@ -63,11 +65,13 @@ type txn struct {
 	endLost bool             // an EndTxn(commit) went unanswered: it may have been applied
 	ending  bool             // txnFatal is failing what is held
 	results []txnResult
+
+	off txnOffsets // SendOffsets: where the group's offsets stand
 }
 
 // open reports a state in which the transaction holds batches.
 func (s TxnState) open() bool {
-	return s == TxnInTransaction || s == TxnCommitting || s == TxnAbortableError || s == TxnAborting
+	return s == TxnInTransaction || s == TxnSendingOffsets || s == TxnCommitting || s == TxnAbortableError || s == TxnAborting
 }
 
 // txnTo moves the transaction and tells the caller.
@@ -107,6 +111,7 @@ func (pr *Producer) txnInput(in Input) bool {
 			return true
 		}
 		clear(t.adds)
+		t.off.begin()
 		t.order, t.started, t.stale, t.endSent, t.endLost, t.cause = t.order[:0], false, false, false, false, nil
 		pr.txnTo(tvBegin, nil)
 	case CommitTxn:
@@ -121,7 +126,18 @@ func (pr *Producer) txnInput(in Input) bool {
 			return true
 		}
 		pr.txnTo(tvAbort, nil)
+	case SendOffsets:
+		if t == nil || t.state != TxnInTransaction || x.Group == "" {
+			pr.refuse("SendOffsets(%q) in %v", x.Group, pr.TxnState())
+			return true
+		}
+		t.off.start(x.Group)
+		pr.txnTo(tvSendOffsets, nil)
 	case CoordinatorFound:
+		if x.Group != "" {
+			pr.groupCoordinatorFound(x)
+			return true
+		}
 		if t == nil || !t.finding {
 			return true
 		}
@@ -140,6 +156,16 @@ func (pr *Producer) txnInput(in Input) bool {
 		if t != nil && t.req == reqAdd {
 			t.req = reqNone
 			pr.addAnswered(x)
+		}
+	case AddOffsetsAnswer:
+		if t != nil && t.req == reqAddOffsets {
+			t.req = reqNone
+			pr.addOffsetsAnswered(x.Code)
+		}
+	case OffsetsCommitAnswer:
+		if t != nil && t.req == reqOffsetsCommit {
+			t.req = reqNone
+			pr.offsetsCommitAnswered(x)
 		}
 	case EndTxnAnswer:
 		if t != nil && t.req == reqEnd {

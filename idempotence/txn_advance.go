@@ -56,11 +56,20 @@ func (pr *Producer) txnNextRequest() {
 			}
 			pr.txnSend(reqEnd, pr.pid, pr.epoch, true)
 		}
+	case TxnSendingOffsets:
+		if !pr.txnSendAdds() {
+			pr.txnSendOffsets()
+		}
 	case TxnAborting:
 		if pr.txnSendAdds() || !pr.txnDrained() {
 			return
 		}
 		switch {
+		case t.off.maybe && !t.stale:
+			// An AddOffsetsToTxn went unanswered: its answer says
+			// whether the coordinator holds the transaction open.
+			t.off.phase = offAdd
+			pr.txnSendOffsets()
 		case t.stale && !t.bumpOK:
 			pr.txnFatal(errStaleNoBump) // no InitProducerId with our identity to tell
 		case t.stale:
@@ -129,6 +138,8 @@ func (pr *Producer) txnSend(r txnReq, pid int64, epoch int16, commit bool) bool 
 		pr.events = append(pr.events, InitProducerIDRequest{Broker: t.coord, ProducerID: pid, Epoch: epoch})
 	case reqAdd:
 		pr.events = append(pr.events, AddPartitionsRequest{}) // filled by txnSendAdds
+	case reqAddOffsets:
+		pr.events = append(pr.events, AddOffsetsRequest{}) // filled by txnSendOffsets
 	case reqEnd:
 		t.endSent, t.commit = t.endSent || commit, commit
 		pr.events = append(pr.events, EndTxnRequest{Broker: t.coord, ProducerID: pid, Epoch: epoch, Commit: commit})

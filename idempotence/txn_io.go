@@ -29,10 +29,35 @@ type CommitTxn struct{}
 // TxnAbortableError). Every batch of it fails with ErrAborted.
 type AbortTxn struct{}
 
+// SendOffsets adds a consumer group's offsets to the open transaction
+// (from TxnInTransaction): AddOffsetsRequest, then OffsetsCommitRequest
+// to the group's coordinator. TxnStateChanged back to TxnInTransaction
+// says the offsets are pending in the transaction (committed with it,
+// dropped if it aborts); to TxnAbortableError, that they cannot be.
+type SendOffsets struct{ Group string }
+
 // CoordinatorFound answers FindCoordinator: the broker that coordinates
-// the transactional id, -1 if none is known now (it is asked again after
-// the backoff).
-type CoordinatorFound struct{ Broker int32 }
+// the transactional id (Group empty) or the group, -1 if none is known now
+// (it is asked again after the backoff). Code, with -1 for a group, is
+// the code answered: GROUP_AUTHORIZATION_FAILED makes the transaction
+// abortable (kafkaerr's TxnAction); a code retried, or none, asks again.
+type CoordinatorFound struct {
+	Broker int32
+	Group  string
+	Code   kafkaerr.Code
+}
+
+// AddOffsetsAnswer answers AddOffsetsRequest: Code kafkaerr.Transport
+// when no answer came (the group's partition may have been added).
+type AddOffsetsAnswer struct{ Code kafkaerr.Code }
+
+// OffsetsCommitAnswer answers OffsetsCommitRequest: Code is the
+// request's own error (kafkaerr.Transport when no answer came), else
+// Partitions holds each offset's partition's code.
+type OffsetsCommitAnswer struct {
+	Code       kafkaerr.Code
+	Partitions map[TopicPartition]kafkaerr.Code
+}
 
 // InitProducerIDAnswer answers InitProducerIDRequest: Code
 // kafkaerr.Transport when no answer came.
@@ -64,10 +89,14 @@ func (CoordinatorFound) isInput()     {}
 func (InitProducerIDAnswer) isInput() {}
 func (AddPartitionsAnswer) isInput()  {}
 func (EndTxnAnswer) isInput()         {}
+func (SendOffsets) isInput()          {}
+func (AddOffsetsAnswer) isInput()     {}
+func (OffsetsCommitAnswer) isInput()  {}
 
 // FindCoordinator: look up the transaction coordinator of the
-// transactional id and answer with CoordinatorFound.
-type FindCoordinator struct{}
+// transactional id (Group empty) or the coordinator of Group, and answer
+// with CoordinatorFound (with the same Group).
+type FindCoordinator struct{ Group string }
 
 // InitProducerIDRequest: send InitProducerId for the transactional id to
 // Broker (the coordinator). ProducerID and Epoch are -1 at the start, and
@@ -87,6 +116,25 @@ type AddPartitionsRequest struct {
 	ProducerID int64
 	Epoch      int16
 	Partitions []TopicPartition
+}
+
+// AddOffsetsRequest: send AddOffsetsToTxn for Group to Broker (the
+// transaction coordinator). Answer with AddOffsetsAnswer.
+type AddOffsetsRequest struct {
+	Broker     int32
+	ProducerID int64
+	Epoch      int16
+	Group      string
+}
+
+// OffsetsCommitRequest: send TxnOffsetCommit with the offsets SendOffsets
+// was called for (and the group's generation, member and instance ids) to
+// Broker (the group's coordinator). Answer with OffsetsCommitAnswer.
+type OffsetsCommitRequest struct {
+	Broker     int32
+	ProducerID int64
+	Epoch      int16
+	Group      string
 }
 
 // EndTxnRequest: send EndTxn to Broker. Answer with EndTxnAnswer.
@@ -109,12 +157,14 @@ type TxnStateChanged struct {
 }
 
 // TxnRefused: an application call (InitTransactions, BeginTxn, CommitTxn,
-// AbortTxn) is not allowed in the current state; Err matches ErrTxnState.
+// AbortTxn, SendOffsets) is not allowed in the current state; Err matches ErrTxnState.
 type TxnRefused struct{ Err error }
 
 func (FindCoordinator) isEvent()       {}
 func (InitProducerIDRequest) isEvent() {}
 func (AddPartitionsRequest) isEvent()  {}
 func (EndTxnRequest) isEvent()         {}
+func (AddOffsetsRequest) isEvent()     {}
+func (OffsetsCommitRequest) isEvent()  {}
 func (TxnStateChanged) isEvent()       {}
 func (TxnRefused) isEvent()            {}

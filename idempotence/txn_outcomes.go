@@ -19,7 +19,7 @@ func (pr *Producer) txnAbortable(err error) {
 		return
 	}
 	switch t.state {
-	case TxnInTransaction, TxnCommitting:
+	case TxnInTransaction, TxnSendingOffsets, TxnCommitting:
 		t.cause = err
 		pr.txnTo(tvAbortable, err)
 	case TxnAbortableError, TxnAborting:
@@ -115,7 +115,7 @@ func (pr *Producer) txnDivert(e Event) bool {
 // txnAccepts says whether a batch may join the transaction now.
 func (pr *Producer) txnAccepts() error {
 	switch t := pr.txn; t.state {
-	case TxnInTransaction:
+	case TxnInTransaction, TxnSendingOffsets:
 		return nil
 	case TxnAbortableError:
 		return errMustAbort

@@ -50,10 +50,15 @@ const (
 	// TxnFatal: fenced by a newer instance with the same transactional id,
 	// or refused: nothing more is sent.
 	TxnFatal
+	// TxnSendingOffsets: SendOffsets called in a transaction: the group's
+	// offsets partition is added to it (AddOffsetsToTxn), then the offsets
+	// go to the group's coordinator (TxnOffsetCommit), pending until the
+	// transaction ends. Batches are still taken.
+	TxnSendingOffsets
 	numTxnStates
 )
 
-var txnStateNames = [numTxnStates]string{"Uninitialized", "Initializing", "Ready", "InTransaction", "Committing", "AbortableError", "Aborting", "Bumping", "Fatal"}
+var txnStateNames = [numTxnStates]string{"Uninitialized", "Initializing", "Ready", "InTransaction", "Committing", "AbortableError", "Aborting", "Bumping", "Fatal", "SendingOffsets"}
 
 func (s TxnState) String() string {
 	if s < numTxnStates {
@@ -77,10 +82,12 @@ const (
 	tvAbortedSame               // the transaction is aborted; the epoch stays (no bump possible, none needed)
 	tvProbe                     // a stale epoch: InitProducerId tells a timeout from a newer instance
 	tvFatal                     // fenced, or a code no retry or abort cures
+	tvSendOffsets               // SendOffsets
+	tvOffsetsSent               // TxnOffsetCommit acknowledged: the offsets are pending in the transaction
 	numTevents
 )
 
-var teventNames = [numTevents]string{"Init", "Identity", "Begin", "Commit", "Abort", "Abortable", "Committed", "Aborted", "AbortedSameEpoch", "Probe", "Fatal"}
+var teventNames = [numTevents]string{"Init", "Identity", "Begin", "Commit", "Abort", "Abortable", "Committed", "Aborted", "AbortedSameEpoch", "Probe", "Fatal", "SendOffsets", "OffsetsSent"}
 
 func (e tevent) String() string {
 	if e < numTevents {
@@ -106,6 +113,10 @@ var txnTransitions = []ttransition{
 	{TxnInTransaction, tvCommit, TxnCommitting, "EndTxn(commit) once every batch is acknowledged"},
 	{TxnInTransaction, tvAbort, TxnAborting, "the application aborts"},
 	{TxnAbortableError, tvAbort, TxnAborting, "the application aborts after the error"},
+	{TxnInTransaction, tvSendOffsets, TxnSendingOffsets, "AddOffsetsToTxn, then TxnOffsetCommit to the group's coordinator"},
+	{TxnSendingOffsets, tvOffsetsSent, TxnInTransaction, "the offsets are pending in the transaction: committed with it, dropped if it aborts"},
+	{TxnSendingOffsets, tvAbortable, TxnAbortableError, "the offsets cannot be committed (the group moved on, no access), or a batch failed"},
+	{TxnSendingOffsets, tvFatal, TxnFatal, "a fatal code answering AddOffsetsToTxn or TxnOffsetCommit"},
 	{TxnInTransaction, tvAbortable, TxnAbortableError, "a batch failed, a partition needs a fresh epoch, or an abortable or stale-epoch code"},
 	{TxnCommitting, tvAbortable, TxnAbortableError, "the commit cannot be applied: the application aborts"},
 	{TxnAbortableError, tvAbortable, TxnAbortableError, "already aborting; the cause is kept"},

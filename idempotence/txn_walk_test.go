@@ -22,7 +22,12 @@ import (
 // COORDINATOR_LOAD_IN_PROGRESS, the coordinator moving, produce requests
 // or answers lost, the coordinator aborting an open transaction on its
 // timeout (bumping the epoch), and a newer instance with the same
-// transactional id (a zombie's successor) fencing the producer.
+// transactional id (a zombie's successor) fencing the producer. Some walks
+// send a group's offsets in some transactions (SendOffsets): the model
+// group coordinator keeps them pending until the transaction's markers,
+// drops them on an abort, and may move, be loading, lose answers or
+// refuse the generation; these draws come from a stream of their own, so
+// walks without offsets play as before.
 
 // coordSt is where the model coordinator's transaction stands.
 type coordSt uint8
@@ -46,6 +51,7 @@ type modelCoord struct {
 	txnEpoch int16 // the epoch the markers of the transaction carry
 	broker   int32
 	fenced   bool // a newer instance took the transactional id
+	group    bool // the group's offsets partition is in the transaction (AddOffsetsToTxn)
 	old      bool // before Kafka 2.5: no InitProducerId with an identity (KIP-360), no grant after a timeout (KIP-588)
 	timeouts int  // transactions it aborted on their timeout
 }
@@ -82,6 +88,17 @@ type txnWorld struct {
 	ansQ     map[TopicPartition][]Answer
 	reads    map[TopicPartition]int64 // ReadTail asked
 	meta     map[TopicPartition]bool  // RefreshMetadata asked
+
+	orng       *rand.Rand // the offsets' draws
+	offsets    bool       // this walk sends offsets
+	gcoord     int32      // the group's coordinator
+	findGroup  bool       // FindCoordinator of the group asked
+	offVal     int64      // the offsets the open transaction sent (0: none)
+	offSeen    bool       // SendOffsets ended well in the open transaction
+	pending    int64      // the group coordinator's pending offsets of the open transaction
+	groupOff   int64      // the group's committed offsets
+	wantOff    int64      // the offsets of the last transaction the producer saw committed
+	committing bool       // CommitTxn stepped, its outcome not seen
 
 	nextID   BatchID
 	txns     int // transactions begun
@@ -143,8 +160,12 @@ func (w *txnWorld) step(in Input) {
 func (w *txnWorld) event(e Event) {
 	switch x := e.(type) {
 	case FindCoordinator:
+		if x.Group != "" {
+			w.findGroup = true
+			return
+		}
 		w.find = true
-	case InitProducerIDRequest, AddPartitionsRequest, EndTxnRequest:
+	case InitProducerIDRequest, AddPartitionsRequest, EndTxnRequest, AddOffsetsRequest, OffsetsCommitRequest:
 		if w.creq != nil || len(w.cans) > 0 {
 			w.fail("a second coordinator request %v while %v is out", e, w.creq)
 		}
@@ -155,6 +176,10 @@ func (w *txnWorld) event(e Event) {
 		case AddPartitionsRequest:
 			w.creqTo = r.Broker
 		case EndTxnRequest:
+			w.creqTo = r.Broker
+		case AddOffsetsRequest:
+			w.creqTo = r.Broker
+		case OffsetsCommitRequest:
 			w.creqTo = r.Broker
 		}
 	case Delivered:
@@ -178,6 +203,17 @@ func (w *txnWorld) event(e Event) {
 	case RefreshMetadata:
 		w.meta[x.TP] = true
 	case TxnStateChanged:
+		switch {
+		case x.State == TxnInTransaction && w.offVal != 0:
+			w.offSeen = true
+		case x.State == TxnReady && w.committing:
+			w.committing = false
+			if x.Err == nil && w.offSeen {
+				w.wantOff = w.offVal
+			}
+		case x.State == TxnReady || x.State == TxnFatal || x.State == TxnAbortableError:
+			w.committing = false
+		}
 		if x.State == TxnAbortableError {
 			switch {
 			case errors.Is(x.Err, ErrTxnAbortable) && strings.Contains(x.Err.Error(), ErrDeliveryTimeout.Error()):
@@ -221,10 +257,13 @@ func (w *txnWorld) processCoord() {
 	switch {
 	case lostBefore:
 		w.stats["coord lost before"]++
-	case w.creqTo != w.c.broker:
+	case w.creqTo != w.coordOf(req):
 		ans = w.coordCode(req, kafkaerr.NotCoordinator)
 	case w.chance(0.05):
 		ans = w.coordCode(req, kafkaerr.CoordinatorLoadInProgress)
+	case w.offChance(req, 0.04):
+		w.stats["offsets: generation refused"]++
+		ans = OffsetsCommitAnswer{Partitions: map[TopicPartition]kafkaerr.Code{{Topic: "in", Partition: 0}: kafkaerr.IllegalGeneration}}
 	case w.chance(0.002):
 		// Refused for good (an ACL changed): the one fatal code the walk
 		// plays besides fencing.
@@ -252,12 +291,31 @@ func (w *txnWorld) processCoord() {
 	w.cans = append(w.cans, ans)
 }
 
+// coordOf is the broker that coordinates req's key.
+func (w *txnWorld) coordOf(req Event) int32 {
+	if _, ok := req.(OffsetsCommitRequest); ok {
+		return w.gcoord
+	}
+	return w.c.broker
+}
+
+// offChance draws a fault of the group coordinator from the offsets'
+// stream.
+func (w *txnWorld) offChance(req Event, p float64) bool {
+	_, ok := req.(OffsetsCommitRequest)
+	return ok && w.faults && w.orng.Float64() < p
+}
+
 func (w *txnWorld) coordCode(req Event, c kafkaerr.Code) Input {
 	switch req.(type) {
 	case InitProducerIDRequest:
 		return InitProducerIDAnswer{Code: c}
 	case AddPartitionsRequest:
 		return AddPartitionsAnswer{Code: c}
+	case AddOffsetsRequest:
+		return AddOffsetsAnswer{Code: c}
+	case OffsetsCommitRequest:
+		return OffsetsCommitAnswer{Code: c}
 	}
 	return EndTxnAnswer{Code: c}
 }
@@ -324,6 +382,31 @@ func (w *txnWorld) coordApply(req Event) Input {
 			codes[tp] = code
 		}
 		return AddPartitionsAnswer{Partitions: codes}
+	case AddOffsetsRequest:
+		switch {
+		case r.ProducerID != c.pid || r.Epoch != c.epoch:
+			return AddOffsetsAnswer{Code: kafkaerr.ProducerFenced}
+		case prep:
+			w.stats["concurrent"]++
+			return AddOffsetsAnswer{Code: kafkaerr.ConcurrentTransactions}
+		}
+		if c.st != cOngoing {
+			c.st, c.parts, c.txnEpoch = cOngoing, nil, c.epoch
+		}
+		c.group = true
+		return AddOffsetsAnswer{Code: kafkaerr.None}
+	case OffsetsCommitRequest:
+		// The group coordinator checks the producer's epoch and, as Kafka
+		// 3.6+ does, that the transaction holds the group's partition.
+		switch {
+		case r.ProducerID != c.pid || r.Epoch != c.epoch:
+			return OffsetsCommitAnswer{Code: kafkaerr.InvalidProducerEpoch}
+		case c.st != cOngoing || !c.group:
+			return OffsetsCommitAnswer{Code: kafkaerr.InvalidTxnState}
+		}
+		w.pending = w.offVal
+		w.stats["offsets pending"]++
+		return OffsetsCommitAnswer{Partitions: map[TopicPartition]kafkaerr.Code{{Topic: "in", Partition: 0}: kafkaerr.None}}
 	case EndTxnRequest:
 		if r.ProducerID != c.pid || r.Epoch != c.epoch {
 			return EndTxnAnswer{Code: kafkaerr.ProducerFenced}
@@ -380,6 +463,11 @@ func (w *txnWorld) completeTxn() {
 			st.epoch, st.window = c.txnEpoch, nil
 		}
 	}
+	if c.group && commit && w.pending != 0 {
+		w.groupOff = w.pending
+		w.stats["offsets committed"]++
+	}
+	c.group, w.pending = false, 0
 	w.logf("markers %v commit=%v epoch %d on %v", c.pid, commit, c.txnEpoch, c.parts)
 	c.parts = nil
 	c.st = cCompAbort
@@ -436,9 +524,13 @@ func (w *txnWorld) app(tail bool) bool {
 		}
 		w.txns++
 		w.inTxn = 0
+		w.offVal, w.offSeen = 0, false
 		w.step(BeginTxn{})
 	case TxnInTransaction:
 		switch {
+		case !tail && w.offsets && w.offVal == 0 && w.orng.IntN(3) == 0:
+			w.offVal = int64(100 * w.txns)
+			w.step(SendOffsets{Group: "g"})
 		case !tail && w.inTxn < w.maxBatch && w.rng.IntN(4) != 0:
 			w.nextID++
 			id := w.nextID
@@ -454,8 +546,11 @@ func (w *txnWorld) app(tail bool) bool {
 		case !tail && w.rng.IntN(5) == 0:
 			w.step(AbortTxn{})
 		default:
+			w.committing = true
 			w.step(CommitTxn{})
 		}
+	case TxnSendingOffsets:
+		return false // the coordinators' answers move it
 	case TxnAbortableError:
 		w.step(AbortTxn{})
 	default:
@@ -477,6 +572,16 @@ func (w *txnWorld) act(tail bool) bool {
 				b = -1
 			}
 			w.step(CoordinatorFound{Broker: b})
+		})
+	}
+	if w.findGroup {
+		acts = append(acts, func() {
+			w.findGroup = false
+			b := w.gcoord
+			if w.faults && w.orng.IntN(10) == 0 {
+				b = -1
+			}
+			w.step(CoordinatorFound{Broker: b, Group: "g", Code: kafkaerr.CoordinatorNotAvailable})
 		})
 	}
 	if w.creq != nil {
@@ -563,6 +668,10 @@ func (w *txnWorld) act(tail bool) bool {
 			acts = append(acts, func() {
 				w.stats["coordinator moved"]++
 				w.c.broker = 10 + (w.c.broker+1)%3
+				if w.offsets && w.orng.IntN(2) == 0 {
+					w.stats["group coordinator moved"]++
+					w.gcoord = 20 + (w.gcoord+1)%3
+				}
 			})
 		}
 	}
@@ -664,7 +773,7 @@ func (w *txnWorld) check() {
 }
 
 func (w *txnWorld) quiet() bool {
-	if w.find || w.creq != nil || len(w.cans) > 0 || len(w.reads) > 0 || len(w.meta) > 0 {
+	if w.find || w.findGroup || w.creq != nil || len(w.cans) > 0 || len(w.reads) > 0 || len(w.meta) > 0 {
 		return false
 	}
 	for _, tp := range w.tps {
@@ -688,6 +797,8 @@ func playTxnWalk(t *testing.T, seed uint64, stats map[string]int) {
 		outcome: map[BatchID]Event{}, rejected: map[BatchID]bool{}, stats: stats,
 	}
 	w.deadlines, w.purges = rng.IntN(3) == 0, rng.IntN(5) == 0
+	w.orng = rand.New(rand.NewPCG(seed, 0x0ff5e7))
+	w.offsets, w.gcoord = w.orng.IntN(2) == 0, 20
 	w.pr = New(Config{Transactional: true, TxnNoEpochBump: w.c.old})
 	for i := range 1 + rng.IntN(3) {
 		tp := TopicPartition{Topic: "t", Partition: int32(i)}
@@ -722,6 +833,9 @@ func playTxnWalk(t *testing.T, seed uint64, stats map[string]int) {
 		}
 	}
 	w.check()
+	if w.fatal == nil && w.groupOff != w.wantOff {
+		w.fail("the group's committed offsets are %d, the last transaction committed with offsets sent %d", w.groupOff, w.wantOff)
+	}
 	stats["walks"]++
 	stats["transactions"] += w.txns
 	if w.fatal != nil {

@@ -58,6 +58,9 @@ var txnTable = map[Code]TxnAction{
 	CoordinatorNotAvailable:   TxnRediscover,
 	CoordinatorLoadInProgress: TxnRetry,
 	ConcurrentTransactions:    TxnRetry,
+	// Kafka's producer retries every retriable code a coordinator
+	// answers: the request timed out on the broker, not applied.
+	RequestTimedOut: TxnRetry,
 	// AddPartitionsToTxn, per partition: another partition of the request
 	// failed, or its metadata is not known yet.
 	OperationNotAttempted:   TxnRetry,
@@ -67,6 +70,16 @@ var txnTable = map[Code]TxnAction{
 	TransactionAbortable: TxnAbortable,
 	// AddPartitionsToTxn: no access to a topic of the transaction.
 	TopicAuthorizationFailed: TxnAbortable,
+	// AddOffsetsToTxn, TxnOffsetCommit, FindCoordinator of a group: no
+	// access to the group.
+	GroupAuthorizationFailed: TxnAbortable,
+	// TxnOffsetCommit v3+ (KIP-447): the group moved on from the
+	// generation or member the offsets were consumed under, or a newer
+	// member took the static instance id; the transaction cannot commit
+	// them.
+	IllegalGeneration: TxnAbortable,
+	UnknownMemberID:   TxnAbortable,
+	FencedInstanceID:  TxnAbortable,
 	// The coordinator no longer maps the transactional id to this producer
 	// id (it expired): InitProducerId with the current identity recovers.
 	InvalidProducerIDMapping: TxnStaleEpoch,
@@ -84,3 +97,21 @@ var txnTable = map[Code]TxnAction{
 // INVALID_TXN_STATE, INVALID_TRANSACTION_TIMEOUT and
 // UNSUPPORTED_VERSION.
 func (c Code) TxnAction() TxnAction { return txnTable[c] }
+
+// groupTxnTable lists the codes a group coordinator's TxnOffsetCommit
+// answer means otherwise than txnTable says: REQUEST_TIMED_OUT (the
+// offsets' write timed out) sends the commit to the group's coordinator
+// looked up again, as Kafka's producer does.
+var groupTxnTable = map[Code]TxnAction{
+	RequestTimedOut: TxnRediscover,
+}
+
+// GroupTxnAction is what a transactional producer does after c answering
+// TxnOffsetCommit (the group coordinator's answer): TxnAction, but for
+// the codes groupTxnTable lists.
+func (c Code) GroupTxnAction() TxnAction {
+	if a, ok := groupTxnTable[c]; ok {
+		return a
+	}
+	return txnTable[c]
+}

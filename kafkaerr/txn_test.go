@@ -16,6 +16,11 @@ func TestTxnAction(t *testing.T) {
 		UnknownTopicOrPartition:            TxnRetry,
 		TransactionAbortable:               TxnAbortable,
 		TopicAuthorizationFailed:           TxnAbortable,
+		GroupAuthorizationFailed:           TxnAbortable,
+		IllegalGeneration:                  TxnAbortable,
+		UnknownMemberID:                    TxnAbortable,
+		FencedInstanceID:                   TxnAbortable,
+		RequestTimedOut:                    TxnRetry,
 		InvalidProducerEpoch:               TxnStaleEpoch,
 		ProducerFenced:                     TxnStaleEpoch,
 		InvalidProducerIDMapping:           TxnStaleEpoch,
@@ -28,6 +33,22 @@ func TestTxnAction(t *testing.T) {
 	} {
 		if got := c.TxnAction(); got != want {
 			t.Errorf("%v: %v, want %v", c, got, want)
+		}
+	}
+	// TxnOffsetCommit: REQUEST_TIMED_OUT looks the group's coordinator up
+	// again; every other code means what TxnAction says.
+	for c, want := range map[Code]TxnAction{
+		RequestTimedOut:             TxnRediscover,
+		NotCoordinator:              TxnRediscover,
+		CoordinatorLoadInProgress:   TxnRetry,
+		UnknownTopicOrPartition:     TxnRetry,
+		IllegalGeneration:           TxnAbortable,
+		TransactionAbortable:        TxnAbortable,
+		ProducerFenced:              TxnStaleEpoch,
+		UnsupportedForMessageFormat: TxnFatal,
+	} {
+		if got := c.GroupTxnAction(); got != want {
+			t.Errorf("TxnOffsetCommit %v: %v, want %v", c, got, want)
 		}
 	}
 	if TxnStaleEpoch.String() != "stale-epoch" || TxnAction(99).String() != "TxnAction(99)" {

@@ -96,8 +96,9 @@
 // but faithful: the group is a simple one (consumer groups are not
 // simulated), the offsets count only once the transaction commits
 // (Cluster.CommittedOffsets; OffsetFetch is not served) and are dropped
-// if it aborts. Cluster.DescribeTransaction and TransactionCoordinator
-// show the coordinator. TransactionalIDACL authorizes transactional ids.
+// if it aborts. Cluster.DescribeTransaction, TransactionCoordinator and
+// GroupCoordinator show the coordinators. TransactionalIDACL authorizes
+// transactional ids.
 // Not simulated: transactions v2 (KIP-890 part 2), transactional id
 // expiration, a transaction log that loses writes or is loading
 // (COORDINATOR_LOAD_IN_PROGRESS), DescribeTransactions and

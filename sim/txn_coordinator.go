@@ -250,6 +250,15 @@ func (c *Cluster) TransactionCoordinator(id string) int32 {
 	return coord
 }
 
+// GroupCoordinator returns the broker coordinating group as the metadata
+// has it (-1 when no replica of its __consumer_offsets partition runs).
+func (c *Cluster) GroupCoordinator(group string) int32 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	coord, _ := c.coordinatorLocked(&c.txn.groups, group)
+	return coord
+}
+
 // CommittedOffsets returns the offsets transactions committed for group
 // (TxnOffsetCommit, visible once the transaction commits), by topic and
 // partition.
