@@ -53,6 +53,9 @@ func (s *settings) clientOptions() ([]client.Option, error) {
 	if !s.idempotent {
 		opts = append(opts, client.DisableIdempotence())
 	}
+	if s.txnID != "" {
+		opts = append(opts, client.TransactionalID(s.txnID), client.TransactionTimeout(s.txnTimeout))
+	}
 	if s.autoCreate {
 		opts = append(opts, client.AllowAutoTopicCreation())
 	}

@@ -105,6 +105,17 @@ var propertyCases = []struct {
 	{"sasl.oauthbearer.metadata.authentication.type", "none", func(t *testing.T, s settings) { require.Equal(t, "OAUTHBEARER", s.saslMechanism) }},
 	{"delivery.report.only.error", true, func(t *testing.T, s settings) { require.True(t, s.onlyErrors) }},
 	{"queuing.strategy", "FIFO", func(t *testing.T, s settings) { require.False(t, s.lifo) }},
+	{"transactional.id", "tx-1", func(t *testing.T, s settings) {
+		require.Equal(t, "tx-1", s.txnID)
+		require.True(t, s.idempotent, "transactional.id enables idempotence")
+		require.Equal(t, client.DefaultTransactionTimeout, s.txnTimeout, "librdkafka's default, 60000")
+		require.Equal(t, s.txnTimeout, s.deliveryTimeout, "message.timeout.ms follows transaction.timeout.ms")
+	}},
+	{"transaction.timeout.ms", 15000, func(t *testing.T, s settings) {
+		require.Equal(t, 15*time.Second, s.txnTimeout)
+		require.Equal(t, 300*time.Second, s.deliveryTimeout, "no transactional.id: message.timeout.ms stays")
+		require.Len(t, s.notes, 1, "reported without transactional.id")
+	}},
 }
 
 // TestEveryPropertyMaps sets each supported property alone (with what it
@@ -192,6 +203,37 @@ func TestEveryPropertyOutcome(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestTransactionalSettings: what transactional.id implies, as
+// librdkafka's rd_kafka_conf_finalize applies it.
+func TestTransactionalSettings(t *testing.T) {
+	read := func(conf ConfigMap) settings {
+		t.Helper()
+		conf["bootstrap.servers"] = "x:1"
+		s, err := readConfig(&conf)
+		require.NoError(t, err)
+		return s
+	}
+	s := read(ConfigMap{"transactional.id": "tx", "transaction.timeout.ms": 20000})
+	require.Equal(t, 20*time.Second, s.txnTimeout)
+	require.Equal(t, 20*time.Second, s.deliveryTimeout)
+	require.Empty(t, s.notes)
+	s = read(ConfigMap{"transactional.id": "tx", "transaction.timeout.ms": 20000, "message.timeout.ms": 5000})
+	require.Equal(t, 5*time.Second, s.deliveryTimeout, "below the transaction timeout: kept")
+	s = read(ConfigMap{"transactional.id": "tx", "message.timeout.ms": 0})
+	require.Equal(t, infiniteTimeout, s.deliveryTimeout, "0 (infinite) passes librdkafka's check")
+	s = read(ConfigMap{"transactional.id": "tx", "enable.idempotence": true, "acks": "all", "socket.timeout.ms": 60100})
+	require.True(t, s.idempotent)
+	s = read(ConfigMap{"transactional.id": "tx", "default.topic.config": ConfigMap{"message.timeout.ms": 1000}})
+	require.Equal(t, time.Second, s.deliveryTimeout, "message.timeout.ms at topic level counts too")
+	opts, err := s.clientOptions()
+	require.NoError(t, err)
+	p, err := client.NewProducer(opts...)
+	require.NoError(t, err, "a valid transactional client configuration")
+	ctx, cancel := contextWithCancel()
+	cancel()
+	_ = p.Close(ctx)
 }
 
 // TestClientOptionsAccepted: every default and the mapped values make a

@@ -25,7 +25,11 @@ func TestRejectedProperties(t *testing.T) {
 		unsupported bool
 	}{
 		{"unknown", kafka.ConfigMap{"no.such.property": 1}, `"no.such.property"`, true},
-		{"transactional.id", kafka.ConfigMap{"transactional.id": "tx"}, `"transactional.id"`, true},
+		{"transactional.id without idempotence", kafka.ConfigMap{"transactional.id": "tx", "enable.idempotence": false}, "`transactional.id` requires `enable.idempotence=true`", false},
+		{"transactional.id with acks 1", kafka.ConfigMap{"transactional.id": "tx", "acks": 1}, "`acks` must be set to `all` when `enable.idempotence` is true", false},
+		{"message.timeout.ms above transaction.timeout.ms", kafka.ConfigMap{"transactional.id": "tx", "transaction.timeout.ms": 10000, "message.timeout.ms": 10001}, "`message.timeout.ms` must be set <= `transaction.timeout.ms`", false},
+		{"socket.timeout.ms above transaction.timeout.ms + 100", kafka.ConfigMap{"transactional.id": "tx", "transaction.timeout.ms": 1000, "socket.timeout.ms": 1101}, "`socket.timeout.ms` must be set <= `transaction.timeout.ms` + 100", false},
+		{"transaction.timeout.ms below 1000", kafka.ConfigMap{"transaction.timeout.ms": 999}, `Configuration property "transaction.timeout.ms" value 999 is outside allowed range 1000..2147483647`, false},
 		{"enable.gapless.guarantee", kafka.ConfigMap{"enable.gapless.guarantee": true}, `"enable.gapless.guarantee"`, true},
 		{"sasl.kerberos.service.name", kafka.ConfigMap{"sasl.kerberos.service.name": "kafka"}, `"sasl.kerberos.service.name"`, true},
 		{"plugin.library.paths", kafka.ConfigMap{"plugin.library.paths": "x.so"}, `"plugin.library.paths"`, true},

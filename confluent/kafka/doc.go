@@ -17,10 +17,14 @@
 // (ErrMsgTimedOut, ErrQueueFull, …); the Handle interface that
 // OAUTHBEARER token handlers take (SetOAuthBearerToken,
 // SetOAuthBearerTokenFailure), TestFatalError and LibraryVersion (the
-// librdkafka release followed, 2.15.0).
+// librdkafka release followed, 2.15.0); with transactional.id the
+// transactional producer: InitTransactions, BeginTransaction,
+// CommitTransaction, AbortTransaction, Error.TxnRequiresAbort,
+// ConsumerGroupMetadata and NewTestConsumerGroupMetadata (see
+// Transactions below).
 //
-// What differs: there is no Consumer, AdminClient or transactions API
-// (InitTransactions…); a program using them does not compile. The
+// What differs: there is no Consumer or AdminClient, and no
+// SendOffsetsToTransaction; a program using them does not compile. The
 // idempotent producer never goes fatal: where librdkafka raises "Local: Fatal error … sequence
 // desynchronization" and stops (confluent-kafka-go#830), rollsafe reads the
 // partition's log back, resends only what is proven absent under a new
@@ -65,11 +69,36 @@
 //
 // Acknowledged messages that later vanish from a partition (an unclean
 // leader election) are reported as an Error event with code ErrInconsistent
-// matching client.ErrDataLoss. rollsafe raises no fatal error of its own:
-// only TestFatalError makes a producer fatal (an Error event with IsFatal,
-// GetFatalError returning it, queued messages ErrPurgeQueue, Produce
-// refused with ErrFatal), so that an application's fatal-error handling
-// can be tested as with librdkafka.
+// matching client.ErrDataLoss. The idempotent producer raises no fatal
+// error of its own: only TestFatalError makes it fatal (an Error event with
+// IsFatal, GetFatalError returning it, queued messages ErrPurgeQueue,
+// Produce refused with ErrFatal), so that an application's fatal-error
+// handling can be tested as with librdkafka. A transactional producer
+// goes fatal as librdkafka's does (ErrFenced…: see Transactions).
+//
+// # Transactions
+//
+// With transactional.id (which turns idempotence on; message.timeout.ms
+// then defaults to transaction.timeout.ms, as in librdkafka) the producer
+// writes only inside transactions: Produce outside one returns ErrState.
+// A failed transaction call returns an Error with librdkafka's meaning
+// (txn_errors.go holds the table):
+//
+//	client.ErrFenced            ErrFenced, IsFatal
+//	client.ErrTxnFatal          ErrFatal, IsFatal
+//	client.ErrTxnAbortable      ErrFail, TxnRequiresAbort (call AbortTransaction)
+//	client.ErrNotTransactional  ErrNotConfigured
+//	client.ErrTxnState          ErrState (a commit without a transaction…)
+//	context ended first         ErrTimedOut, IsRetriable (the call goes on: call it again)
+//
+// A fatal error also makes the producer fatal (Error event, GetFatalError,
+// Produce refused with ErrFatal). CommitTransaction returns after the
+// transaction's delivery reports were sent; an aborted transaction's
+// messages fail ErrPurgeQueue (not written) or ErrPurgeInflight (maybe in
+// the log, aborted). rollsafe holds a transaction's messages until it ends:
+// reports come at the commit, and Flush inside an open transaction waits
+// for its end. docs/confluent.md ("Transactions") says what else differs
+// from librdkafka.
 //
 // # Configuration properties
 //
@@ -85,7 +114,7 @@
 // go.logs.channel.enable, Tag CONFWARN, level 4, as librdkafka reports
 // ignored properties; consumer properties get librdkafka's own warning) or
 // refused where ignoring it would break what the program expects
-// (transactional.id, ssl.cipher.suites, sasl.oauthbearer.method=oidc,
+// (ssl.cipher.suites, sasl.oauthbearer.method=oidc,
 // librdkafka's C callbacks…; the error matches ErrUnsupportedProperty).
 // Invalid values get librdkafka's error texts. Topic-level properties may
 // also be given as "{topic}.name" or in "default.topic.config". Values may

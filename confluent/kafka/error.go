@@ -51,9 +51,10 @@ func (e Error) String() string {
 // Code returns the ErrorCode of an Error.
 func (e Error) Code() ErrorCode { return e.code }
 
-// IsFatal returns true if the error is a fatal error. rollsafe's producer
-// has no fatal state (see GetFatalError), so only errors made with NewError
-// can be fatal.
+// IsFatal returns true if the error is a fatal error: the producer can go
+// no further (see GetFatalError). Only a transactional producer's fatal
+// errors (ErrFenced…), TestFatalError and errors made with NewError are
+// fatal: rollsafe's idempotent producer has no fatal state of its own.
 func (e Error) IsFatal() bool { return e.fatal }
 
 // IsRetriable returns true if the operation that caused this error may be
@@ -69,7 +70,8 @@ func (e Error) IsTimeout() bool {
 }
 
 // TxnRequiresAbort returns true if the error is an abortable transaction
-// error. rollsafe has no transactions: always false.
+// error: the transaction cannot commit; call AbortTransaction, then begin
+// the next one.
 func (e Error) TxnRequiresAbort() bool { return e.txnRequiresAbort }
 
 // Unwrap returns rollsafe's error behind e (nil for errors made here), so
@@ -159,6 +161,14 @@ func deliveryError(err error) Error {
 		e.code = ErrAuthentication
 	case errors.Is(err, client.ErrAuthorization) && !hasCode:
 		e.code = ErrTopicAuthorizationFailed
+	case errors.Is(err, client.ErrAborted):
+		// librdkafka purges an aborted transaction's messages.
+		e.code = ErrPurgeQueue
+		if !errors.Is(err, client.ErrNotWritten) {
+			e.code = ErrPurgeInflight
+		}
+	case errors.Is(err, client.ErrTxnState):
+		e.code = ErrState
 	case errors.Is(err, client.ErrClosed), errors.Is(err, client.ErrPurged):
 		e.code = ErrPurgeQueue
 		if !errors.Is(err, client.ErrNotWritten) {

@@ -65,14 +65,40 @@ func LibraryVersion() (int, string) {
 // when one was raised before (the first one stays), ErrState after Close.
 func (p *Producer) TestFatalError(code ErrorCode, str string) ErrorCode {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.closed {
-		p.mu.Unlock()
 		return ErrState
 	}
-	fe := &Error{code: code, str: "test_fatal_error: " + str, fatal: true}
-	if !p.fatal.CompareAndSwap(nil, fe) {
-		p.mu.Unlock()
+	if !p.raiseFatalLocked(&Error{code: code, str: "test_fatal_error: " + str, fatal: true}) {
 		return ErrPrevInProgress
+	}
+	p.wg.Add(1)
+	go func() {
+		// librdkafka purges the queues (not in-flight requests) of a
+		// producer going fatal.
+		defer p.wg.Done()
+		_ = p.c.Purge(p.ctx, client.PurgeQueued)
+	}()
+	return ErrNoError
+}
+
+// raiseFatal makes the producer fatal with fe (a transactional producer's
+// fatal error), as librdkafka's error_cb raises it: an Error event, and
+// GetFatalError returning it. The first fatal error stays; nothing after
+// Close.
+func (p *Producer) raiseFatal(fe *Error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.closed {
+		p.raiseFatalLocked(fe)
+	}
+}
+
+// raiseFatalLocked sets fe as the fatal error unless one is set already,
+// and sends it as an Error event. p.mu is held and the producer is open.
+func (p *Producer) raiseFatalLocked(fe *Error) bool {
+	if !p.fatal.CompareAndSwap(nil, fe) {
+		return false
 	}
 	// The fatal Error event comes before the purged messages' reports
 	// (unless Events() is full: then it follows when there is room).
@@ -82,15 +108,7 @@ func (p *Producer) TestFatalError(code ErrorCode, str string) ErrorCode {
 		p.wg.Add(1)
 		go func() { defer p.wg.Done(); p.sendEvent(*fe) }()
 	}
-	p.wg.Add(1)
-	p.mu.Unlock()
-	go func() {
-		// librdkafka purges the queues (not in-flight requests) of a
-		// producer going fatal.
-		defer p.wg.Done()
-		_ = p.c.Purge(p.ctx, client.PurgeQueued)
-	}()
-	return ErrNoError
+	return true
 }
 
 // fatalProduceError is what Produce returns once the producer is fatal.

@@ -56,6 +56,13 @@ type Producer struct {
 	lastDown atomic.Int64          // when the last ErrAllBrokersDown event was sent (Unix ns)
 	fatal    atomic.Pointer[Error] // set once by TestFatalError
 
+	// transactional: transactional.id is set; txnOpen: BeginTransaction
+	// succeeded and no CommitTransaction or AbortTransaction has begun
+	// since (Produce is refused otherwise, as librdkafka refuses it).
+	transactional bool
+	txnOpen       atomic.Bool
+	txnTimeout    time.Duration
+
 	creds   *protocol.SASLCredentials // PLAIN or SCRAM credentials (SetSaslCredentials), else nil
 	logs    chan LogEvent             // Logs(), nil unless go.logs.channel.enable
 	ownLogs bool                      // logs was made here (not go.logs.channel): Close closes it
@@ -128,6 +135,8 @@ func newProducer(conf *ConfigMap, extra []client.Option) (*Producer, error) {
 		messageMaxBytes: s.messageMaxBytes,
 		term:            make(chan struct{}),
 		creds:           s.saslCreds,
+		transactional:   s.txnID != "",
+		txnTimeout:      s.txnTimeout,
 	}
 	p.stats = newStatsCollector(p, s)
 	if oauth, err := p.oauthOption(s); err != nil {
@@ -248,6 +257,10 @@ func (p *Producer) produce(msg *Message, deliveryChan chan Event, block bool) er
 	if fe := p.fatal.Load(); fe != nil {
 		p.mu.Unlock()
 		return p.fatalProduceError(fe)
+	}
+	if p.transactional && !p.txnOpen.Load() {
+		p.mu.Unlock()
+		return Error{code: ErrState, str: "Local: Erroneous state: no transaction open (transactional.id is set: produce between BeginTransaction and CommitTransaction or AbortTransaction)", err: client.ErrNoTransaction}
 	}
 	p.producing.Add(1)
 	p.mu.Unlock()
@@ -495,12 +508,14 @@ func (p *Producer) Close() {
 }
 
 // GetFatalError returns an Error object if the client instance has raised a
-// fatal error, else nil. rollsafe's producer never raises one of its own:
-// the idempotence failures librdkafka treats as fatal
+// fatal error, else nil. rollsafe's idempotent producer never raises one of
+// its own: the idempotence failures librdkafka treats as fatal
 // (OUT_OF_ORDER_SEQUENCE_NUMBER "sequence desynchronization",
 // UNKNOWN_PRODUCER_ID on a retry) are recovered from, losing and
-// duplicating nothing. Only TestFatalError makes it fatal: then it returns
-// that Error (IsFatal true, the code given to TestFatalError). After Close
+// duplicating nothing. A transactional producer is fatal once a
+// transaction call has returned a fatal Error (ErrFenced…): then it returns
+// that Error; TestFatalError makes any producer fatal (IsFatal true, the
+// code given to TestFatalError). After Close
 // it returns ErrState, as confluent-kafka-go does.
 func (p *Producer) GetFatalError() error {
 	if p.IsClosed() {

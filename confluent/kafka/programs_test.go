@@ -37,8 +37,8 @@ const (
 
 // programNames are the programs built: TestPrograms runs producerPrograms
 // (on the sim; TestOnRealKafka on Kafka), TestOAuthProgram runs "oauth",
-// TestSeedSideBySide runs "lines".
-var programNames = []string{"async", "events", "sync", "keyed", "fatal", "channel", "oauth", "lines"}
+// TestSeedSideBySide runs "lines", TestTxnProgram runs "txn".
+var programNames = []string{"async", "events", "sync", "keyed", "fatal", "channel", "oauth", "lines", "txn"}
 
 // producerPrograms run against a plaintext cluster, with their counts.
 var (

@@ -88,6 +88,11 @@ type settings struct {
 	backpressure        int           // queue.buffering.backpressure.threshold
 	onlyErrors          bool          // delivery.report.only.error
 	lifo                bool          // queuing.strategy=lifo
+	deliveryTimeoutSet  bool          // message.timeout.ms given
+	socketTimeout       int           // socket.timeout.ms given (ms; 0: unset), for librdkafka's check only
+	txnID               string        // transactional.id
+	txnTimeout          time.Duration // transaction.timeout.ms
+	txnTimeoutSet       bool
 }
 
 // messageFields says which fields delivery reports carry
@@ -122,6 +127,7 @@ func defaultSettings() settings {
 		logLevel:        6,
 		autoCreate:      true,
 		retries:         math.MaxInt32,
+		txnTimeout:      client.DefaultTransactionTimeout,
 
 		reconnectBackoff:    100,
 		reconnectBackoffMax: 10000,
@@ -260,6 +266,9 @@ func readConfig(conf *ConfigMap) (settings, error) {
 
 // check rejects combinations that are invalid or meaningless.
 func (s *settings) check() error {
+	if err := s.checkTransactional(); err != nil {
+		return err
+	}
 	if s.acksSet && s.acks != client.AcksAll && !s.idempotenceSet {
 		// librdkafka's producer is not idempotent unless asked: acks 0 or
 		// 1 alone gives a non-idempotent producer there, and here.

@@ -98,9 +98,9 @@ var properties = []property{
 		s.level = i
 		return err
 	}},
-	{names: []string{"message.timeout.ms", "delivery.timeout.ms"}, scope: producerOnly, does: applied, doc: "client.DeliveryTimeout; 0 means 100 years (librdkafka: infinite). Must be above linger.ms when both are set, as librdkafka requires.", topic: true, set: func(s *settings, n string, v ConfigValue) error {
+	{names: []string{"message.timeout.ms", "delivery.timeout.ms"}, scope: producerOnly, does: applied, doc: "client.DeliveryTimeout; 0 means 100 years (librdkafka: infinite). Must be above linger.ms when both are set, as librdkafka requires. With transactional.id it defaults to transaction.timeout.ms and may not exceed it, as in librdkafka.", topic: true, set: func(s *settings, n string, v ConfigValue) error {
 		i, err := intValue(n, v, 0, math.MaxInt32)
-		s.deliveryTimeout = time.Duration(i) * time.Millisecond
+		s.deliveryTimeout, s.deliveryTimeoutSet = time.Duration(i)*time.Millisecond, true
 		if i == 0 {
 			s.deliveryTimeout = infiniteTimeout
 		}
@@ -383,7 +383,14 @@ var properties = []property{
 	{names: []string{"topic.metadata.refresh.fast.cnt"}, scope: both, does: reported, doc: "Reported (deprecated, unused in librdkafka too).", set: reportInt(0, 1000, "deprecated, librdkafka does not use it either")},
 	{names: []string{"topic.metadata.refresh.sparse"}, scope: both, does: reported, doc: "Reported: rollsafe asks only for the topics it produces to.", set: reportBool("rollsafe asks only for the topics it produces to")},
 	{names: []string{"topic.blacklist"}, scope: both, does: refused, doc: "Refused: rollsafe does not hide topics from its metadata, so messages to a listed topic would be written instead of failing as unknown.", set: refuse("rollsafe does not hide topics from its metadata: messages to a listed topic would be written instead of failing as unknown")},
-	{names: []string{"socket.timeout.ms"}, scope: both, does: reported, doc: "Reported: each request is bounded by request.timeout.ms, connecting by socket.connection.setup.timeout.ms.", set: reportInt(10, 300000, "each request is bounded by request.timeout.ms, connecting by socket.connection.setup.timeout.ms")},
+	{names: []string{"socket.timeout.ms"}, scope: both, does: reported, doc: "Reported: each request is bounded by request.timeout.ms, connecting by socket.connection.setup.timeout.ms. With transactional.id, above transaction.timeout.ms + 100 is librdkafka's error.", set: func(s *settings, n string, v ConfigValue) error {
+		i, err := intValue(n, v, 10, 300000)
+		if err == nil {
+			s.socketTimeout = i
+			s.noted(n, fmt.Sprint(i), "each request is bounded by request.timeout.ms, connecting by socket.connection.setup.timeout.ms")
+		}
+		return err
+	}},
 	{names: []string{"socket.blocking.max.ms"}, scope: both, does: reported, doc: "Reported (deprecated in librdkafka): Go's network poller has no such wait.", set: reportInt(1, 60000, "deprecated; Go's network poller has no such wait")},
 	{names: []string{"socket.send.buffer.bytes"}, scope: both, does: applied, doc: "SO_SNDBUF of each broker connection (0: the system's default).", set: func(s *settings, n string, v ConfigValue) error {
 		i, err := intValue(n, v, 0, 100000000)
@@ -538,8 +545,16 @@ var properties = []property{
 	{names: []string{"plugin.library.paths"}, scope: both, does: refused, doc: "Refused: librdkafka plugins are C libraries rollsafe cannot load; the program would lose what they do (interceptors, monitoring).", set: refuse("librdkafka plugins are C libraries rollsafe cannot load; the program would lose what they do")},
 	{names: []string{"interceptors"}, scope: both, does: refused, doc: "Refused, as librdkafka refuses it: internal.", set: internal},
 	{names: []string{"client.rack"}, scope: both, does: reported, doc: "Reported: only consumers fetch from a nearby replica.", set: reportString("only consumers fetch from a nearby replica")},
-	{names: []string{"transactional.id"}, scope: producerOnly, does: refused, doc: "Refused: rollsafe has no transactions (no InitTransactions…); a program setting it expects its messages to be committed or aborted together.", set: refuse("rollsafe has no transactions (no InitTransactions, CommitTransaction…); messages would not be committed or aborted together")},
-	{names: []string{"transaction.timeout.ms"}, scope: producerOnly, does: reported, doc: "Reported: used only with transactional.id (refused).", set: reportInt(1000, math.MaxInt32, "used only with transactional.id, which rollsafe does not have")},
+	{names: []string{"transactional.id"}, scope: producerOnly, does: applied, doc: "client.TransactionalID: the transactional producer (InitTransactions, BeginTransaction, CommitTransaction, AbortTransaction). As in librdkafka it enables idempotence (enable.idempotence=false with it is librdkafka's error, so is acks other than all), and message.timeout.ms defaults to transaction.timeout.ms.", set: func(s *settings, n string, v ConfigValue) error {
+		str, err := configString(n, v)
+		s.txnID = str
+		return err
+	}},
+	{names: []string{"transaction.timeout.ms"}, scope: producerOnly, does: applied, doc: "client.TransactionTimeout (default 60000, as librdkafka): how long the coordinator lets a transaction stay open before aborting it; above the broker's transaction.max.timeout.ms InitTransactions fails. Without transactional.id it changes nothing (reported).", set: func(s *settings, n string, v ConfigValue) error {
+		i, err := intValue(n, v, 1000, math.MaxInt32)
+		s.txnTimeout, s.txnTimeoutSet = time.Duration(i)*time.Millisecond, true
+		return err
+	}},
 	{names: []string{"enable.gapless.guarantee"}, scope: producerOnly, does: refused, doc: "false accepted (librdkafka's default). true is refused: librdkafka then raises a fatal error when a failed message leaves a gap; rollsafe fails that message and goes on. true without enable.idempotence is librdkafka's error.", set: func(s *settings, n string, v ConfigValue) error {
 		b, err := boolValue(n, v)
 		if err != nil || !b {

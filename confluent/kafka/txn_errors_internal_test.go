@@ -1,0 +1,85 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rollsafe/rollsafe/client"
+)
+
+// TestTxnErrorMapping: each error of client.Producer's transaction calls
+// becomes the Error librdkafka returns for the same situation: code,
+// IsFatal, IsRetriable, TxnRequiresAbort; rollsafe's error stays
+// reachable.
+func TestTxnErrorMapping(t *testing.T) {
+	cases := []struct {
+		name                            string
+		err                             error
+		code                            ErrorCode
+		fatal, retriable, requiresAbort bool
+	}{
+		{"fenced", fmt.Errorf("client: CommitTransaction: %w", errors.Join(client.ErrFenced, client.ErrTxnFatal)), ErrFenced, true, false, false},
+		{"fatal", fmt.Errorf("client: InitTransactions: %w: answered INVALID_TRANSACTION_TIMEOUT", client.ErrTxnFatal), ErrFatal, true, false, false},
+		{"abortable", fmt.Errorf("client: CommitTransaction: %w: a batch failed", client.ErrTxnAbortable), ErrFail, false, false, true},
+		{"not transactional", errors.Join(client.ErrNotTransactional, client.ErrTxnState), ErrNotConfigured, false, false, false},
+		{"state", fmt.Errorf("client: CommitTransaction: %w: CommitTxn in TxnReady", client.ErrTxnState), ErrState, false, false, false},
+		{"no transaction", errors.Join(client.ErrNoTransaction, client.ErrTxnState), ErrState, false, false, false},
+		{"deadline", fmt.Errorf("client: CommitTransaction: still under way: %w", context.DeadlineExceeded), ErrTimedOut, false, true, false},
+		{"cancelled", fmt.Errorf("client: AbortTransaction: still under way: %w", context.Canceled), ErrTimedOut, false, true, false},
+		{"closed", fmt.Errorf("client: CommitTransaction: %w", client.ErrClosed), ErrState, false, false, false},
+		{"anything else", errors.New("boom"), ErrFail, false, false, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := txnError(tc.err)
+			require.Equal(t, tc.code, e.Code(), "%v", e)
+			require.Equal(t, tc.fatal, e.IsFatal(), "IsFatal")
+			require.Equal(t, tc.retriable, e.IsRetriable(), "IsRetriable")
+			require.Equal(t, tc.requiresAbort, e.TxnRequiresAbort(), "TxnRequiresAbort")
+			require.Equal(t, tc.code == ErrTimedOut, e.IsTimeout())
+			require.ErrorIs(t, e, tc.err)
+			require.Contains(t, e.Error(), tc.err.Error())
+		})
+	}
+}
+
+// TestAbortedDeliveryErrors: the delivery reports of an aborted
+// transaction's messages say what librdkafka's purge says.
+func TestAbortedDeliveryErrors(t *testing.T) {
+	e := deliveryError(errors.Join(client.ErrAborted, client.ErrNotWritten))
+	require.Equal(t, ErrPurgeQueue, e.Code())
+	require.Equal(t, MsgStatusNotPersisted, e.MsgStatus())
+	require.True(t, e.IsRetriable(), "not in the log: producing it again cannot duplicate it")
+	e = deliveryError(client.ErrAborted)
+	require.Equal(t, ErrPurgeInflight, e.Code())
+	require.Equal(t, MsgStatusPossiblyPersisted, e.MsgStatus())
+	require.False(t, e.IsRetriable())
+	e = deliveryError(errors.Join(client.ErrNoTransaction, client.ErrTxnState, client.ErrNotWritten))
+	require.Equal(t, ErrState, e.Code())
+	require.Equal(t, MsgStatusNotPersisted, e.MsgStatus())
+}
+
+// TestConsumerGroupMetadata: NewTestConsumerGroupMetadata is a group
+// without membership, as librdkafka's rd_kafka_consumer_group_metadata_new;
+// its fields are those of client.GroupMetadata (KIP-447), in order, so that
+// a conversion carries them.
+func TestConsumerGroupMetadata(t *testing.T) {
+	m, err := NewTestConsumerGroupMetadata("orders")
+	require.NoError(t, err)
+	require.Equal(t, groupMetadata{GroupID: "orders", GenerationID: -1}, m.g)
+	typ := reflect.TypeOf(groupMetadata{})
+	want := []struct {
+		name string
+		kind reflect.Kind
+	}{{"GroupID", reflect.String}, {"GenerationID", reflect.Int32}, {"MemberID", reflect.String}, {"GroupInstanceID", reflect.String}}
+	require.Equal(t, len(want), typ.NumField())
+	for i, w := range want {
+		require.Equal(t, w.name, typ.Field(i).Name)
+		require.Equal(t, w.kind, typ.Field(i).Type.Kind())
+	}
+}
