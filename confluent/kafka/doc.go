@@ -19,12 +19,12 @@
 // SetOAuthBearerTokenFailure), TestFatalError and LibraryVersion (the
 // librdkafka release followed, 2.15.0); with transactional.id the
 // transactional producer: InitTransactions, BeginTransaction,
-// CommitTransaction, AbortTransaction, Error.TxnRequiresAbort,
-// ConsumerGroupMetadata and NewTestConsumerGroupMetadata (see
-// Transactions below).
+// SendOffsetsToTransaction, CommitTransaction, AbortTransaction,
+// Error.TxnRequiresAbort, ConsumerGroupMetadata and
+// NewTestConsumerGroupMetadata (see Transactions below).
 //
-// What differs: there is no Consumer or AdminClient, and no
-// SendOffsetsToTransaction; a program using them does not compile. The
+// What differs: there is no Consumer or AdminClient; a program using them
+// does not compile. The
 // idempotent producer never goes fatal: where librdkafka raises "Local: Fatal error … sequence
 // desynchronization" and stops (confluent-kafka-go#830), rollsafe reads the
 // partition's log back, resends only what is proven absent under a new
