@@ -321,6 +321,29 @@ func TestTxnRuleAbortResolvesALostAdd(t *testing.T) {
 	r.failedIs(1, []error{ErrAborted, ErrNotWritten}, nil)
 }
 
+func TestTxnRuleAbortTakesARefusedAddAsNotAdded(t *testing.T) {
+	// The lost add's resend is refused for its partition (not authorized):
+	// the coordinator added nothing, so the abort asks no more and ends
+	// without EndTxn (ROLLSAFE_WALK_FIRST=144 of TestTxnRandomWalk resent it
+	// forever without this rule).
+	r := newTrig(t, Config{})
+	r.init()
+	r.step(BeginTxn{})
+	r.step(NewBatch{TP: tp0, ID: 1, Records: 1})
+	r.step(AddPartitionsAnswer{Code: kafkaerr.Transport}) // the coordinator may hold it
+	r.step(AbortTxn{})
+	r.take()
+	r.later()
+	r.step(CoordinatorFound{Broker: 9})
+	r.want(AddPartitionsRequest{Broker: 9, ProducerID: 1000, Epoch: 3, Partitions: []TopicPartition{tp0}})
+	r.take()
+	r.step(AddPartitionsAnswer{Partitions: map[TopicPartition]kafkaerr.Code{tp0: kafkaerr.TopicAuthorizationFailed}})
+	r.later()
+	r.wantNo(AddPartitionsRequest{})
+	r.wantNo(EndTxnRequest{})
+	r.failedIs(1, []error{ErrAborted, ErrNotWritten}, nil)
+}
+
 func TestTxnRuleStaleEpochWithoutBumpIsFatal(t *testing.T) {
 	// A coordinator before KIP-360 cannot be asked with our identity (its
 	// InitProducerId would take the id over from a newer instance).

@@ -72,6 +72,13 @@ func (pr *Producer) addAnswered(x AddPartitionsAnswer) {
 			}
 			continue
 		}
+		if a == kafkaerr.TxnAbortable || a == kafkaerr.TxnFatal {
+			// Refused for this partition (not authorized, no such
+			// topic…): the coordinator checked the request and added
+			// none of it, so an earlier unanswered attempt holds no
+			// doubt either; while aborting it is not asked again.
+			t.adds[tp].maybe = false
+		}
 		if rank[a] > rank[worstAct] {
 			worst, worstAct = c, a
 		}

@@ -100,6 +100,12 @@ type txnWorld struct {
 	wantOff    int64      // the offsets of the last transaction the producer saw committed
 	committing bool       // CommitTxn stepped, its outcome not seen
 
+	// denied is a partition of a topic the producer may not write (an
+	// ACL): the coordinator refuses to add it (TOPIC_AUTHORIZATION_FAILED,
+	// the request's other partitions OPERATION_NOT_ATTEMPTED), for the
+	// whole walk. Drawn from a stream of its own; Topic "" when none.
+	denied TopicPartition
+
 	nextID   BatchID
 	txns     int // transactions begun
 	inTxn    int // batches enqueued in the open transaction
@@ -368,6 +374,14 @@ func (w *txnWorld) coordApply(req Event) Input {
 		case prep:
 			code = kafkaerr.ConcurrentTransactions
 			w.stats["concurrent"]++
+		case w.denied.Topic != "" && slices.Contains(r.Partitions, w.denied):
+			// Kafka checks every partition before adding any.
+			w.stats["add denied"]++
+			for _, tp := range r.Partitions {
+				codes[tp] = kafkaerr.OperationNotAttempted
+			}
+			codes[w.denied] = kafkaerr.TopicAuthorizationFailed
+			return AddPartitionsAnswer{Partitions: codes}
 		default:
 			if c.st != cOngoing {
 				c.st, c.parts, c.txnEpoch = cOngoing, nil, c.epoch
@@ -801,8 +815,14 @@ func playTxnWalk(t *testing.T, seed uint64, stats map[string]int) {
 	w.offsets, w.gcoord = w.orng.IntN(2) == 0, 20
 	w.pr = New(Config{Transactional: true, TxnNoEpochBump: w.c.old})
 	for i := range 1 + rng.IntN(3) {
-		tp := TopicPartition{Topic: "t", Partition: int32(i)}
-		w.tps = append(w.tps, tp)
+		w.tps = append(w.tps, TopicPartition{Topic: "t", Partition: int32(i)})
+	}
+	if drng := rand.New(rand.NewPCG(seed, 0xde41ed)); drng.IntN(8) == 0 {
+		w.denied = TopicPartition{Topic: "denied", Partition: 0}
+		w.tps = append(w.tps, w.denied)
+		w.stats["walks with a denied topic"]++
+	}
+	for _, tp := range w.tps {
 		w.leader[tp] = [2]int32{1, 7}
 		w.step(LeaderChanged{TP: tp, Broker: 1, LeaderEpoch: 7})
 	}
