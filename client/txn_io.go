@@ -107,10 +107,10 @@ func (p *Producer) txnRequest(key string, do func(ctx context.Context) idempoten
 // findCoordinator asks any broker for the transaction coordinator.
 func (p *Producer) findCoordinator() {
 	p.txnRequest("FindCoordinator", func(ctx context.Context) idempotence.Input {
-		broker, _, err := p.coordinatorOf(ctx, coordTransaction, p.cfg.txnID)
+		broker, code, err := p.coordinatorOf(ctx, coordTransaction, p.cfg.txnID)
 		if err != nil {
 			p.log.Debug("rollsafe: FindCoordinator failed", "err", err)
-			return idempotence.CoordinatorFound{Broker: -1}
+			return idempotence.CoordinatorFound{Broker: -1, Code: code}
 		}
 		return idempotence.CoordinatorFound{Broker: broker}
 	})

@@ -369,3 +369,19 @@ func TestTxnCommitRetriedAfterContextEnds(t *testing.T) {
 	// A commit with no transaction is still refused.
 	require.ErrorIs(t, p.CommitTransaction(ctx), client.ErrTxnState)
 }
+
+// TestTxnIDNotAuthorizedIsFatal: a transactional id the principal may not
+// use (no TRANSACTIONAL_ID grant) is refused at FindCoordinator
+// (TRANSACTIONAL_ID_AUTHORIZATION_FAILED): InitTransactions fails fatal at
+// once instead of asking again until its context ends.
+func TestTxnIDNotAuthorizedIsFatal(t *testing.T) {
+	c := newCluster(t, 1, sim.SASL(sim.MechPlain, "app", "a"), sim.ACL("app", "t", sim.OpWrite, sim.OpRead),
+		sim.TransactionalIDACL("app", "allowed"))
+	p := txnProducer(t, c, "denied", client.SASLPlain("app", "a"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := p.InitTransactions(ctx)
+	require.ErrorIs(t, err, client.ErrTxnFatal)
+	require.NotErrorIs(t, err, context.DeadlineExceeded)
+	require.Contains(t, err.Error(), "TRANSACTIONAL_ID_AUTHORIZATION_FAILED")
+}

@@ -344,6 +344,23 @@ func TestTxnRuleAbortTakesARefusedAddAsNotAdded(t *testing.T) {
 	r.failedIs(1, []error{ErrAborted, ErrNotWritten}, nil)
 }
 
+func TestTxnRuleFindCoordinatorRefusedIsFatal(t *testing.T) {
+	// FindCoordinator answered TRANSACTIONAL_ID_AUTHORIZATION_FAILED: no
+	// broker will coordinate the id for us; asking again would never end
+	// (ROLLSAFE_WALK_FIRST=84 of TestTxnRandomWalk did without this rule).
+	r := newTrig(t, Config{})
+	r.step(InitTransactions{})
+	r.want(FindCoordinator{})
+	r.step(CoordinatorFound{Broker: -1, Code: kafkaerr.CoordinatorNotAvailable})
+	r.later()
+	r.want(FindCoordinator{}) // retried
+	r.step(CoordinatorFound{Broker: -1, Code: kafkaerr.TransactionalIDAuthorizationFailed})
+	r.state(TxnFatal)
+	r.take()
+	r.later()
+	r.wantNo(FindCoordinator{})
+}
+
 func TestTxnRuleStaleEpochWithoutBumpIsFatal(t *testing.T) {
 	// A coordinator before KIP-360 cannot be asked with our identity (its
 	// InitProducerId would take the id over from a newer instance).

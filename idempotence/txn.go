@@ -143,6 +143,12 @@ func (pr *Producer) txnInput(in Input) bool {
 		}
 		t.finding = false
 		if x.Broker < 0 {
+			if x.Code != kafkaerr.None && x.Code.TxnAction() == kafkaerr.TxnFatal {
+				// TRANSACTIONAL_ID_AUTHORIZATION_FAILED…: asking
+				// again would never end.
+				pr.txnFatal(txnCodeError(x.Code, ErrTxnFatal))
+				return true
+			}
 			t.retryAt = pr.now.Add(pr.cfg.RetryBackoff)
 			return true
 		}

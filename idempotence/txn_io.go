@@ -38,9 +38,11 @@ type SendOffsets struct{ Group string }
 
 // CoordinatorFound answers FindCoordinator: the broker that coordinates
 // the transactional id (Group empty) or the group, -1 if none is known now
-// (it is asked again after the backoff). Code, with -1 for a group, is
-// the code answered: GROUP_AUTHORIZATION_FAILED makes the transaction
-// abortable (kafkaerr's TxnAction); a code retried, or none, asks again.
+// (it is asked again after the backoff). Code, with -1, is the code
+// answered: for a group GROUP_AUTHORIZATION_FAILED makes the transaction
+// abortable, for the transactional id a fatal code
+// (TRANSACTIONAL_ID_AUTHORIZATION_FAILED…) the producer fatal (kafkaerr's
+// TxnAction); a code retried, or none, asks again.
 type CoordinatorFound struct {
 	Broker int32
 	Group  string

@@ -105,6 +105,7 @@ type txnWorld struct {
 	// the request's other partitions OPERATION_NOT_ATTEMPTED), for the
 	// whole walk. Drawn from a stream of its own; Topic "" when none.
 	denied TopicPartition
+	drng   *rand.Rand // the denials' draws (a denied topic; the transactional id refused at FindCoordinator)
 
 	nextID   BatchID
 	txns     int // transactions begun
@@ -581,6 +582,14 @@ func (w *txnWorld) act(tail bool) bool {
 	if w.find {
 		acts = append(acts, func() {
 			w.find = false
+			if w.refused || (w.faults && w.drng.IntN(300) == 0) {
+				// The transactional id refused for good (an ACL
+				// removed): FindCoordinator says so first.
+				w.refused = true
+				w.stats["refused at FindCoordinator"]++
+				w.step(CoordinatorFound{Broker: -1, Code: kafkaerr.TransactionalIDAuthorizationFailed})
+				return
+			}
 			b := w.c.broker
 			if w.chance(0.1) {
 				b = -1
@@ -817,7 +826,8 @@ func playTxnWalk(t *testing.T, seed uint64, stats map[string]int) {
 	for i := range 1 + rng.IntN(3) {
 		w.tps = append(w.tps, TopicPartition{Topic: "t", Partition: int32(i)})
 	}
-	if drng := rand.New(rand.NewPCG(seed, 0xde41ed)); drng.IntN(8) == 0 {
+	w.drng = rand.New(rand.NewPCG(seed, 0xde41ed))
+	if w.drng.IntN(8) == 0 {
 		w.denied = TopicPartition{Topic: "denied", Partition: 0}
 		w.tps = append(w.tps, w.denied)
 		w.stats["walks with a denied topic"]++
