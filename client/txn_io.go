@@ -104,6 +104,31 @@ func (p *Producer) txnRequest(key string, do func(ctx context.Context) idempoten
 	}()
 }
 
+// coordRequest sends req (named name) to the coordinator broker in its
+// turn (txnRequest) and posts answer's reading of the response, or lost when
+// no connection or no answer came. refuse, when not nil, may answer
+// instead of sending, from what the connection's broker supports.
+func coordRequest[R kmsg.Response](p *Producer, name string, broker int32, req kmsg.Request, lost idempotence.Input,
+	refuse func(*protocol.Conn) (idempotence.Input, bool), answer func(R) idempotence.Input) {
+	p.txnRequest(name, func(ctx context.Context) idempotence.Input {
+		conn, err := p.coordConn(ctx, broker)
+		if err != nil {
+			return lost
+		}
+		if refuse != nil {
+			if in, ok := refuse(conn); ok {
+				return in
+			}
+		}
+		resp, err := conn.Request(ctx, req)
+		if err != nil {
+			p.log.Debug("rollsafe: "+name+" failed", "err", err)
+			return lost
+		}
+		return answer(resp.(R))
+	})
+}
+
 // findCoordinator asks any broker for the transaction coordinator.
 func (p *Producer) findCoordinator() {
 	p.txnRequest("FindCoordinator", func(ctx context.Context) idempotence.Input {
@@ -161,86 +186,58 @@ func (p *Producer) coordConn(ctx context.Context, broker int32) (*protocol.Conn,
 
 // txnInitProducerID sends InitProducerId with the transactional id.
 func (p *Producer) txnInitProducerID(e idempotence.InitProducerIDRequest) {
-	p.txnRequest("InitProducerId", func(ctx context.Context) idempotence.Input {
-		no := idempotence.InitProducerIDAnswer{Code: kafkaerr.Transport}
-		conn, err := p.coordConn(ctx, e.Broker)
-		if err != nil {
-			return no
-		}
-		req := kmsg.NewPtrInitProducerIDRequest()
-		req.TransactionalID = &p.cfg.txnID
-		req.TransactionTimeoutMillis = int32(p.cfg.txnTimeout.Milliseconds())
-		req.ProducerID, req.ProducerEpoch = e.ProducerID, e.Epoch
-		resp, err := conn.Request(ctx, req)
-		if err != nil {
-			p.log.Debug("rollsafe: InitProducerId failed", "err", err)
-			return no
-		}
-		r := resp.(*kmsg.InitProducerIDResponse)
-		return idempotence.InitProducerIDAnswer{Code: kafkaerr.Code(r.ErrorCode), ProducerID: r.ProducerID, Epoch: r.ProducerEpoch}
-	})
+	req := kmsg.NewPtrInitProducerIDRequest()
+	req.TransactionalID = &p.cfg.txnID
+	req.TransactionTimeoutMillis = int32(p.cfg.txnTimeout.Milliseconds())
+	req.ProducerID, req.ProducerEpoch = e.ProducerID, e.Epoch
+	coordRequest(p, "InitProducerId", e.Broker, req, idempotence.InitProducerIDAnswer{Code: kafkaerr.Transport}, nil,
+		func(r *kmsg.InitProducerIDResponse) idempotence.Input {
+			return idempotence.InitProducerIDAnswer{Code: kafkaerr.Code(r.ErrorCode), ProducerID: r.ProducerID, Epoch: r.ProducerEpoch}
+		})
 }
 
 // addPartitionsToTxn sends AddPartitionsToTxn (v1-v3) with the partitions.
 func (p *Producer) addPartitionsToTxn(e idempotence.AddPartitionsRequest) {
-	p.txnRequest("AddPartitionsToTxn", func(ctx context.Context) idempotence.Input {
-		no := idempotence.AddPartitionsAnswer{Code: kafkaerr.Transport}
-		conn, err := p.coordConn(ctx, e.Broker)
-		if err != nil {
-			return no
+	req := kmsg.NewPtrAddPartitionsToTxnRequest()
+	req.TransactionalID = p.cfg.txnID
+	req.ProducerID, req.ProducerEpoch = e.ProducerID, e.Epoch
+	idx := map[string]int{}
+	for _, tp := range e.Partitions {
+		i, ok := idx[tp.Topic]
+		if !ok {
+			i = len(req.Topics)
+			idx[tp.Topic] = i
+			t := kmsg.NewAddPartitionsToTxnRequestTopic()
+			t.Topic = tp.Topic
+			req.Topics = append(req.Topics, t)
 		}
-		req := kmsg.NewPtrAddPartitionsToTxnRequest()
-		req.TransactionalID = p.cfg.txnID
-		req.ProducerID, req.ProducerEpoch = e.ProducerID, e.Epoch
-		idx := map[string]int{}
-		for _, tp := range e.Partitions {
-			i, ok := idx[tp.Topic]
-			if !ok {
-				i = len(req.Topics)
-				idx[tp.Topic] = i
-				t := kmsg.NewAddPartitionsToTxnRequestTopic()
-				t.Topic = tp.Topic
-				req.Topics = append(req.Topics, t)
+		req.Topics[i].Partitions = append(req.Topics[i].Partitions, tp.Partition)
+	}
+	coordRequest(p, "AddPartitionsToTxn", e.Broker, req, idempotence.AddPartitionsAnswer{Code: kafkaerr.Transport}, nil,
+		func(r *kmsg.AddPartitionsToTxnResponse) idempotence.Input {
+			a := idempotence.AddPartitionsAnswer{Partitions: map[idempotence.TopicPartition]kafkaerr.Code{}}
+			if r.Version >= 4 {
+				// Not asked for (the version is capped at 3); a
+				// top-level code alone says what happened.
+				a.Code = kafkaerr.Code(r.ErrorCode)
 			}
-			req.Topics[i].Partitions = append(req.Topics[i].Partitions, tp.Partition)
-		}
-		resp, err := conn.Request(ctx, req)
-		if err != nil {
-			p.log.Debug("rollsafe: AddPartitionsToTxn failed", "err", err)
-			return no
-		}
-		r := resp.(*kmsg.AddPartitionsToTxnResponse)
-		a := idempotence.AddPartitionsAnswer{Partitions: map[idempotence.TopicPartition]kafkaerr.Code{}}
-		if r.Version >= 4 {
-			// Not asked for (the version is capped at 3); a top-level
-			// code alone says what happened.
-			a.Code = kafkaerr.Code(r.ErrorCode)
-		}
-		for _, t := range r.Topics {
-			for _, pt := range t.Partitions {
-				a.Partitions[idempotence.TopicPartition{Topic: t.Topic, Partition: pt.Partition}] = kafkaerr.Code(pt.ErrorCode)
+			for _, t := range r.Topics {
+				for _, pt := range t.Partitions {
+					a.Partitions[idempotence.TopicPartition{Topic: t.Topic, Partition: pt.Partition}] = kafkaerr.Code(pt.ErrorCode)
+				}
 			}
-		}
-		return a
-	})
+			return a
+		})
 }
 
 // endTxn sends EndTxn.
 func (p *Producer) endTxn(e idempotence.EndTxnRequest) {
-	p.txnRequest("EndTxn", func(ctx context.Context) idempotence.Input {
-		conn, err := p.coordConn(ctx, e.Broker)
-		if err != nil {
-			return idempotence.EndTxnAnswer{Code: kafkaerr.Transport}
-		}
-		req := kmsg.NewPtrEndTxnRequest()
-		req.TransactionalID = p.cfg.txnID
-		req.ProducerID, req.ProducerEpoch = e.ProducerID, e.Epoch
-		req.Commit = e.Commit
-		resp, err := conn.Request(ctx, req)
-		if err != nil {
-			p.log.Debug("rollsafe: EndTxn failed", "err", err)
-			return idempotence.EndTxnAnswer{Code: kafkaerr.Transport}
-		}
-		return idempotence.EndTxnAnswer{Code: kafkaerr.Code(resp.(*kmsg.EndTxnResponse).ErrorCode)}
-	})
+	req := kmsg.NewPtrEndTxnRequest()
+	req.TransactionalID = p.cfg.txnID
+	req.ProducerID, req.ProducerEpoch = e.ProducerID, e.Epoch
+	req.Commit = e.Commit
+	coordRequest(p, "EndTxn", e.Broker, req, idempotence.EndTxnAnswer{Code: kafkaerr.Transport}, nil,
+		func(r *kmsg.EndTxnResponse) idempotence.Input {
+			return idempotence.EndTxnAnswer{Code: kafkaerr.Code(r.ErrorCode)}
+		})
 }
