@@ -151,12 +151,12 @@ func TestTxnRuleSendOffsetsStaleEpochAndFatal(t *testing.T) {
 	r := newTrig(t, Config{})
 	r.init()
 	r.sendOffsets()
+	// The coordinator refuses the epoch: fenced (coordinatorFenced).
 	r.step(offsetCodes(kafkaerr.InvalidProducerEpoch))
-	r.state(TxnAbortableError)
+	r.state(TxnFatal)
 	r.take()
-	r.step(AbortTxn{})
-	r.wantNo(EndTxnRequest{})
-	r.want(InitProducerIDRequest{Broker: 9, ProducerID: 1000, Epoch: 3})
+	r.later()
+	r.wantNo(InitProducerIDRequest{})
 
 	r = newTrig(t, Config{})
 	r.init()

@@ -191,20 +191,27 @@ func TestTxnRuleAbortWaitsForEveryAnswer(t *testing.T) {
 	r.failedIs(2, []error{ErrAborted}, []error{ErrNotWritten, ErrOutcomeUnknown})
 }
 
-func TestTxnRuleStaleEpochProbesWithInitProducerID(t *testing.T) {
+func TestTxnRuleStaleEpochAbortsWithEndTxn(t *testing.T) {
+	// A leader answers a stale epoch (the coordinator's timeout or a newer
+	// instance moved it): abortable; the abort's EndTxn says whether the
+	// coordinator still takes the epoch — no InitProducerId naming it (a
+	// transactions v2 coordinator would take that as a retry even after a
+	// newer instance's fence: ROLLSAFE_WALK_FIRST=192 of TestTxnRandomWalk).
 	r := newTrig(t, Config{})
 	r.init()
 	s := r.begin(tp0, 1)
-	// The coordinator aborted on its timeout and bumped the epoch.
 	r.answer(tp0, s[0].ID, kafkaerr.InvalidProducerEpoch, -1)
 	r.state(TxnAbortableError)
 	r.take()
 	r.step(AbortTxn{})
-	r.wantNo(EndTxnRequest{})
-	r.want(InitProducerIDRequest{Broker: 9, ProducerID: 1000, Epoch: 3})
-	r.step(InitProducerIDAnswer{Code: kafkaerr.None, ProducerID: 1000, Epoch: 5})
-	r.state(TxnReady)
+	r.wantNo(InitProducerIDRequest{})
+	r.want(EndTxnRequest{Broker: 9, ProducerID: 1000, Epoch: 3, Commit: false})
+	r.step(EndTxnAnswer{Code: kafkaerr.ProducerFenced})
+	r.state(TxnFatal)
 	r.failedIs(1, []error{ErrAborted, ErrNotWritten}, nil)
+	r.take()
+	r.later()
+	r.wantNo(InitProducerIDRequest{})
 }
 
 func TestTxnRuleFencedIsFatal(t *testing.T) {
@@ -214,12 +221,6 @@ func TestTxnRuleFencedIsFatal(t *testing.T) {
 	r.step(CommitTxn{})
 	r.answer(tp0, s[0].ID, kafkaerr.None, 40)
 	r.step(EndTxnAnswer{Code: kafkaerr.ProducerFenced})
-	r.state(TxnAbortableError)
-	r.take()
-	r.step(AbortTxn{})
-	r.wantNo(EndTxnRequest{})
-	r.want(InitProducerIDRequest{Broker: 9, ProducerID: 1000, Epoch: 3})
-	r.step(InitProducerIDAnswer{Code: kafkaerr.ProducerFenced})
 	r.state(TxnFatal)
 	sc := find[TxnStateChanged](r.ev)
 	if last := sc[len(sc)-1]; !errors.Is(last.Err, ErrFenced) || !errors.Is(last.Err, ErrTxnFatal) {
@@ -228,6 +229,8 @@ func TestTxnRuleFencedIsFatal(t *testing.T) {
 	// The commit was refused, never applied: aborted (written, hidden).
 	r.failedIs(1, []error{ErrAborted}, []error{ErrNotWritten, ErrOutcomeUnknown})
 	r.take()
+	r.later()
+	r.wantNo(InitProducerIDRequest{}) // never asks with the fenced epoch
 	r.step(NewBatch{TP: tp0, ID: 2, Records: 1})
 	r.failedIs(2, []error{ErrTxnFatal, ErrNotWritten}, nil)
 }

@@ -71,13 +71,12 @@ func (pr *Producer) txnNextRequest() {
 			t.off.phase = offAdd
 			pr.txnSendOffsets()
 		case t.stale && !t.bumpOK:
-			pr.txnFatal(errStaleNoBump) // no InitProducerId with our identity to tell
-		case t.stale:
-			pr.txnTo(tvProbe, nil)
-			pr.txnSend(reqInit, pr.pid, pr.epoch, false)
-		case !t.started:
+			pr.txnFatal(errStaleNoBump) // no fresh epoch to be had after the abort
+		case !t.started && !t.stale:
 			pr.abortDone() // nothing reached the coordinator
 		default:
+			// After a stale epoch too: the coordinator's answer says
+			// whether it still takes our epoch (else fatal: fenced).
 			pr.txnSend(reqEnd, pr.pid, pr.epoch, false)
 		}
 	}
@@ -101,7 +100,7 @@ func (pr *Producer) txnDrained() bool {
 func (pr *Producer) txnSendAdds() bool {
 	t := pr.txn
 	if t.stale {
-		return false // the coordinator refuses our epoch: InitProducerId decides
+		return false // a leader refused our epoch: EndTxn(abort)'s answer decides
 	}
 	var tps []TopicPartition
 	for _, tp := range t.order {

@@ -24,9 +24,8 @@ func (pr *Producer) initAnswered(x InitProducerIDAnswer) {
 		pr.retryCoordinator(a)
 	case kafkaerr.TxnStaleEpoch:
 		if t.state == TxnBumping && (x.Code == kafkaerr.ProducerFenced || x.Code == kafkaerr.InvalidProducerEpoch) {
-			// The coordinator grants InitProducerId with our identity
-			// after its own timeout abort (KIP-588), never after a newer
-			// instance's: fenced.
+			// The bump after our own abort refused: a newer instance
+			// took the id meanwhile.
 			pr.txnFatal(errFenced)
 			return
 		}
@@ -97,7 +96,7 @@ func (pr *Producer) addFailed(c kafkaerr.Code, a kafkaerr.TxnAction) {
 	case kafkaerr.TxnAbortable:
 		pr.txnAbortable(txnCodeError(c, ErrTxnAbortable))
 	case kafkaerr.TxnStaleEpoch:
-		pr.txnStale(c)
+		pr.coordinatorFenced(c)
 	default:
 		pr.txnFatal(txnCodeError(c, ErrTxnFatal))
 	}
@@ -120,7 +119,7 @@ func (pr *Producer) endAnswered(c kafkaerr.Code) {
 		}
 		pr.retryCoordinator(a)
 	case kafkaerr.TxnStaleEpoch:
-		pr.txnStale(c)
+		pr.coordinatorFenced(c)
 	case kafkaerr.TxnAbortable:
 		if commit {
 			pr.txnAbortable(txnCodeError(c, ErrTxnAbortable))

@@ -139,7 +139,7 @@ func (pr *Producer) offsetsFailed(c kafkaerr.Code, a kafkaerr.TxnAction) {
 	case kafkaerr.TxnAbortable:
 		pr.txnAbortable(txnCodeError(c, ErrTxnAbortable))
 	case kafkaerr.TxnStaleEpoch:
-		pr.txnStale(c)
+		pr.coordinatorFenced(c)
 	default:
 		pr.txnFatal(txnCodeError(c, ErrTxnFatal))
 	}

@@ -29,8 +29,28 @@ func (pr *Producer) txnAbortable(err error) {
 	}
 }
 
-// txnStale records a stale epoch: the coordinator's timeout or a newer
-// instance moved it; the abort tells which.
+// coordinatorFenced applies the coordinator's refusal of our epoch (90
+// PRODUCER_FENCED, 47 INVALID_PRODUCER_EPOCH; 49 INVALID_PRODUCER_ID_MAPPING:
+// the id no longer maps to us): a newer instance took the transactional
+// id, or the coordinator aborted the transaction on its timeout and bumped
+// the epoch. Nothing tells the two apart safely — a transaction.version 2
+// coordinator (Kafka 4.x) keeps the epoch a newer instance fenced as the
+// last one and takes an InitProducerId naming it as a retry, which would
+// hand this zombie the newer instance's epoch —, so it is fatal, as in
+// Kafka's producer.
+func (pr *Producer) coordinatorFenced(c kafkaerr.Code) {
+	if c == kafkaerr.InvalidProducerIDMapping {
+		pr.txnFatal(txnCodeError(c, ErrTxnFatal))
+		return
+	}
+	pr.txnFatal(fmt.Errorf("%w: %w: the coordinator refused the epoch (answered %v): a newer instance took the transactional id, or the coordinator aborted the transaction on its timeout", ErrFenced, ErrTxnFatal, c))
+}
+
+// txnStale records a stale epoch a partition's leader answered (47, 90):
+// the markers of an abort the coordinator made (its timeout, or a newer
+// instance's fence) moved the partition's epoch. The transaction must
+// abort; the abort's EndTxn says whether the coordinator still takes our
+// epoch (coordinatorFenced otherwise).
 func (pr *Producer) txnStale(c kafkaerr.Code) {
 	t := pr.txn
 	if !t.state.open() {

@@ -80,14 +80,13 @@ const (
 	tvCommitted                 // EndTxn(commit) applied (or nothing to commit)
 	tvAborted                   // the transaction is aborted; the epoch moves next
 	tvAbortedSame               // the transaction is aborted; the epoch stays (no bump possible, none needed)
-	tvProbe                     // a stale epoch: InitProducerId tells a timeout from a newer instance
 	tvFatal                     // fenced, or a code no retry or abort cures
 	tvSendOffsets               // SendOffsets
 	tvOffsetsSent               // TxnOffsetCommit acknowledged: the offsets are pending in the transaction
 	numTevents
 )
 
-var teventNames = [numTevents]string{"Init", "Identity", "Begin", "Commit", "Abort", "Abortable", "Committed", "Aborted", "AbortedSameEpoch", "Probe", "Fatal", "SendOffsets", "OffsetsSent"}
+var teventNames = [numTevents]string{"Init", "Identity", "Begin", "Commit", "Abort", "Abortable", "Committed", "Aborted", "AbortedSameEpoch", "Fatal", "SendOffsets", "OffsetsSent"}
 
 func (e tevent) String() string {
 	if e < numTevents {
@@ -124,7 +123,6 @@ var txnTransitions = []ttransition{
 	{TxnCommitting, tvCommitted, TxnReady, "committed: its batches are reported delivered"},
 	{TxnAborting, tvAborted, TxnBumping, "aborted: a fresh epoch before the next transaction (KIP-360)"},
 	{TxnAborting, tvAbortedSame, TxnReady, "aborted: the broker gives no bump and no partition needs one"},
-	{TxnAborting, tvProbe, TxnBumping, "a stale epoch: EndTxn would be refused; InitProducerId(pid, epoch) is granted only after the coordinator's own abort"},
 	{TxnBumping, tvIdentity, TxnReady, "the fresh epoch: sequences restart at 0"},
 	{TxnInitializing, tvFatal, TxnFatal, "refused (authorization, timeout too large, ...)"},
 	{TxnInTransaction, tvFatal, TxnFatal, "a fatal code answering AddPartitionsToTxn"},

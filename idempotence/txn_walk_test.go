@@ -43,17 +43,22 @@ const (
 
 // modelCoord is the transaction coordinator of one transactional id.
 type modelCoord struct {
-	pid      int64
-	epoch    int16
-	last     int16 // the epoch InitProducerId with the current identity is also granted for (-1: none)
-	st       coordSt
-	parts    []TopicPartition
-	txnEpoch int16 // the epoch the markers of the transaction carry
-	broker   int32
-	fenced   bool // a newer instance took the transactional id
-	group    bool // the group's offsets partition is in the transaction (AddOffsetsToTxn)
-	old      bool // before Kafka 2.5: no InitProducerId with an identity (KIP-360), no grant after a timeout (KIP-588)
-	timeouts int  // transactions it aborted on their timeout
+	pid   int64
+	epoch int16
+	last  int16 // the epoch InitProducerId with the current identity is also granted for (-1: none)
+	// lastFenced: last is the epoch a newer instance fenced (a
+	// transaction.version 2 cluster keeps it when the fence aborts an open
+	// transaction, and takes InitProducerId naming it as a retry).
+	lastFenced bool
+	st         coordSt
+	parts      []TopicPartition
+	txnEpoch   int16 // the epoch the markers of the transaction carry
+	broker     int32
+	fenced     bool // a newer instance took the transactional id
+	group      bool // the group's offsets partition is in the transaction (AddOffsetsToTxn)
+	old        bool // before Kafka 2.5: no InitProducerId with an identity (KIP-360), no grant after a timeout (KIP-588)
+	timeouts   int  // transactions it aborted on their timeout
+	tv2        bool // a transaction.version 2 cluster (Kafka 4.x) answering transactions v1's requests
 }
 
 type txnMarker struct {
@@ -233,6 +238,10 @@ func (w *txnWorld) event(e Event) {
 			w.fatal = x.Err
 			switch {
 			case w.c.fenced && errors.Is(x.Err, ErrFenced):
+			case w.c.timeouts > 0 && errors.Is(x.Err, ErrFenced):
+				// The coordinator refused the epoch its timeout moved: it
+				// cannot be told from a newer instance's fence.
+				w.stats["fatal after a timeout"]++
 			case w.refused && strings.Contains(x.Err.Error(), kafkaerr.TransactionalIDAuthorizationFailed.String()):
 			case w.c.old && (errors.Is(x.Err, errNoBump) || (errors.Is(x.Err, errStaleNoBump) && (w.c.fenced || w.c.timeouts > 0))):
 				// A coordinator before 2.5 cannot give a fresh epoch, nor
@@ -346,7 +355,7 @@ func (w *txnWorld) coordApply(req Event) Input {
 				return InitProducerIDAnswer{Code: kafkaerr.ConcurrentTransactions}
 			}
 			c.epoch++
-			c.last = -1
+			c.last, c.lastFenced = -1, false
 			return InitProducerIDAnswer{Code: kafkaerr.None, ProducerID: c.pid, Epoch: c.epoch}
 		}
 		switch {
@@ -358,9 +367,12 @@ func (w *txnWorld) coordApply(req Event) Input {
 			w.fence(-1)
 			return InitProducerIDAnswer{Code: kafkaerr.ConcurrentTransactions}
 		case r.Epoch == c.epoch:
-			c.last = c.epoch
+			c.last, c.lastFenced = c.epoch, false
 			c.epoch++
 		case r.Epoch == c.last && c.last >= 0:
+			if c.lastFenced {
+				w.fail("InitProducerId(%d, %d) of the fenced instance granted (a transactions v2 coordinator takes the fenced epoch as a retry): the zombie goes on and aborts the newer instance's transactions", r.ProducerID, r.Epoch)
+			}
 			c.epoch++ // KIP-588 (after its own timeout abort), or a retry of a bump
 		default:
 			return InitProducerIDAnswer{Code: kafkaerr.ProducerFenced}
@@ -460,7 +472,7 @@ func (w *txnWorld) fence(last int16) {
 	} else {
 		c.epoch++
 	}
-	c.last = last
+	c.last, c.lastFenced = last, false
 }
 
 // completeTxn writes the markers of a prepared transaction.
@@ -678,7 +690,15 @@ func (w *txnWorld) act(tail bool) bool {
 				w.stats["zombie"]++
 				w.logf("a newer instance with the same transactional id")
 				w.c.fenced = true
-				w.fence(-1)
+				if w.c.tv2 && w.c.st == cOngoing {
+					// transaction.version 2: the fence's abort keeps the
+					// fenced epoch as the last one.
+					w.stats["zombie on a v2 cluster"]++
+					w.fence(w.c.epoch)
+					w.c.lastFenced = true
+				} else {
+					w.fence(-1)
+				}
 			})
 		}
 		if w.purges && w.rng.IntN(40) == 0 {
@@ -826,6 +846,8 @@ func playTxnWalk(t *testing.T, seed uint64, stats map[string]int) {
 	for i := range 1 + rng.IntN(3) {
 		w.tps = append(w.tps, TopicPartition{Topic: "t", Partition: int32(i)})
 	}
+	// A transaction.version 2 cluster, from a stream of its own.
+	w.c.tv2 = !w.c.old && rand.New(rand.NewPCG(seed, 0x7e2)).IntN(2) == 0
 	w.drng = rand.New(rand.NewPCG(seed, 0xde41ed))
 	if w.drng.IntN(8) == 0 {
 		w.denied = TopicPartition{Topic: "denied", Partition: 0}
