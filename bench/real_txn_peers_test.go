@@ -1,0 +1,388 @@
+//go:build linux
+
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/rollsafe/rollsafe/client"
+)
+
+// The transactional peers: each runs one transaction per txnReq the
+// scenario hands it and says what its API said of it. Nothing they say is
+// trusted for the verdict but which transactions they call committed or
+// aborted, which the read_committed read back checks.
+
+// txnReq is one transaction: its records (ids and partitions), whether the
+// program aborts it, and how long the peer holds it open after producing
+// before it ends it (the timeout scenario).
+type txnReq struct {
+	n     int
+	abort bool
+	hold  time.Duration
+	recs  []peerRec
+}
+
+// txnOutcome is what a peer's API said of a transaction.
+type txnOutcome string
+
+const (
+	txnCommitted    txnOutcome = "committed"     // the commit succeeded
+	txnAbortedPlan  txnOutcome = "aborted"       // the program aborted it, and the abort succeeded
+	txnAbortedError txnOutcome = "aborted-error" // a call failed, the abort the client's docs prescribe succeeded
+	txnError        txnOutcome = "error"         // a call failed and the prescribed handling failed too
+	txnFatal        txnOutcome = "fatal"         // the client says it can go no further
+	txnNoAnswer     txnOutcome = "no-answer"     // the peer said nothing within txnReplyWait
+)
+
+// txnReply is a peer's report of one transaction; detail is the error's
+// class and message.
+type txnReply struct {
+	outcome txnOutcome
+	detail  string
+}
+
+// txnSession is one transactional producer of a scenario.
+type txnSession interface {
+	// do runs one transaction to its end (bounded by ctx).
+	do(ctx context.Context, req txnReq) txnReply
+	// finish closes the producer (bounded by ctx).
+	finish(ctx context.Context) error
+}
+
+// txnPeerOpts are what a scenario changes in a transactional peer.
+type txnPeerOpts struct {
+	// timeout, if set, is the transaction timeout; zero keeps each
+	// client's default (60 s for all of them).
+	timeout time.Duration
+}
+
+// txnPeer is one client of the transactions table.
+type txnPeer struct {
+	name string
+	// start opens a transactional producer with id to topic and
+	// initializes its transactions (bounded by ctx).
+	start func(ctx context.Context, addrs []string, topic, id string, o txnPeerOpts, tl *tally) (txnSession, error)
+}
+
+func txnPeers() []txnPeer {
+	return []txnPeer{
+		{"rollsafe", startRollsafeTxn},
+		{"kgo", startKgoTxn},
+		{"java", startJavaTxn},
+		{"confluent-kafka-" + pinnedConfluentKafka, startPythonTxn(false)},
+		{"debian-confluent-kafka", startPythonTxn(true)},
+	}
+}
+
+// --- rollsafe ---
+
+type rollsafeTxn struct {
+	p     *client.Producer
+	topic string
+}
+
+func startRollsafeTxn(ctx context.Context, addrs []string, topic, id string, o txnPeerOpts, _ *tally) (txnSession, error) {
+	opts := []client.Option{client.Brokers(addrs...), client.ClientID("bench-rollsafe"), client.TransactionalID(id)}
+	if o.timeout > 0 {
+		opts = append(opts, client.TransactionTimeout(o.timeout))
+	}
+	p, err := client.NewProducer(opts...)
+	if err != nil {
+		return nil, err
+	}
+	if err := txnCallAgain(ctx, p.InitTransactions); err != nil {
+		_ = p.Close(ctx)
+		return nil, fmt.Errorf("InitTransactions: %w", err)
+	}
+	return &rollsafeTxn{p: p, topic: topic}, nil
+}
+
+// txnCallAgain calls a rollsafe transaction call with a bounded context
+// until it ends otherwise than by that context (as its docs say: the call
+// goes on meanwhile, calling again waits for it), or ctx ends.
+func txnCallAgain(ctx context.Context, call func(context.Context) error) error {
+	for {
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		err := call(cctx)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+			return err
+		}
+	}
+}
+
+// rollsafeClass names the documented class a rollsafe error belongs to.
+func rollsafeClass(err error) string {
+	switch {
+	case errors.Is(err, client.ErrFenced):
+		return "ErrFenced"
+	case errors.Is(err, client.ErrTxnFatal):
+		return "ErrTxnFatal"
+	case errors.Is(err, client.ErrTxnAbortable):
+		return "ErrTxnAbortable"
+	case errors.Is(err, client.ErrTxnState):
+		return "ErrTxnState"
+	}
+	return "other"
+}
+
+func (s *rollsafeTxn) do(ctx context.Context, req txnReq) txnReply {
+	p := s.p
+	if err := p.BeginTransaction(); err != nil {
+		return txnReply{txnFatal, "BeginTransaction: " + rollsafeClass(err) + ": " + err.Error()}
+	}
+	for _, r := range req.recs {
+		p.Produce(ctx, &client.Record{Topic: s.topic, Partition: r.partition, HasPartition: true, Value: peerValue(r.id)},
+			func(*client.Record, error) {})
+	}
+	if req.hold > 0 {
+		time.Sleep(req.hold) // the scenario's hold: the transaction stays open past its timeout
+	}
+	if req.abort {
+		if err := txnCallAgain(ctx, p.AbortTransaction); err != nil {
+			return rollsafeFailed("AbortTransaction", err)
+		}
+		return txnReply{outcome: txnAbortedPlan}
+	}
+	err := txnCallAgain(ctx, p.CommitTransaction)
+	if err == nil {
+		return txnReply{outcome: txnCommitted}
+	}
+	if !errors.Is(err, client.ErrTxnAbortable) {
+		return rollsafeFailed("CommitTransaction", err)
+	}
+	// The documented handling: abort and go on.
+	if aerr := txnCallAgain(ctx, p.AbortTransaction); aerr != nil {
+		return rollsafeFailed("AbortTransaction after "+err.Error(), aerr)
+	}
+	return txnReply{txnAbortedError, "CommitTransaction: " + rollsafeClass(err) + ": " + err.Error()}
+}
+
+func rollsafeFailed(call string, err error) txnReply {
+	out := txnError
+	if errors.Is(err, client.ErrTxnFatal) {
+		out = txnFatal
+	}
+	return txnReply{out, call + ": " + rollsafeClass(err) + ": " + err.Error()}
+}
+
+func (s *rollsafeTxn) finish(ctx context.Context) error { return s.p.Close(ctx) }
+
+// --- franz-go kgo ---
+
+type kgoTxn struct {
+	cl    *kgo.Client
+	topic string
+}
+
+func startKgoTxn(_ context.Context, addrs []string, topic, id string, o txnPeerOpts, tl *tally) (txnSession, error) {
+	opts := []kgo.Opt{kgo.SeedBrokers(addrs...), kgo.ClientID("bench-kgo"), kgo.DefaultProduceTopic(topic),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.TransactionalID(id), kgo.WithLogger(kgoLogger{tl})}
+	if o.timeout > 0 {
+		opts = append(opts, kgo.TransactionTimeout(o.timeout))
+	}
+	// kgo initializes its producer id with the first transaction.
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &kgoTxn{cl: cl, topic: topic}, nil
+}
+
+// kgoClass names a kgo error: the Kafka error code's name, or the Go type.
+func kgoClass(err error) string {
+	var ke *kerr.Error
+	if errors.As(err, &ke) {
+		return ke.Message
+	}
+	var t string
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		t = reflect.TypeOf(e).String()
+	}
+	return t
+}
+
+func (s *kgoTxn) do(ctx context.Context, req txnReq) txnReply {
+	cl := s.cl
+	if err := cl.BeginTransaction(); err != nil {
+		return txnReply{txnFatal, "BeginTransaction: " + kgoClass(err) + ": " + err.Error()}
+	}
+	var mu sync.Mutex
+	var failed error
+	for _, r := range req.recs {
+		cl.Produce(ctx, &kgo.Record{Topic: s.topic, Partition: r.partition, Value: peerValue(r.id)}, func(_ *kgo.Record, err error) {
+			if err != nil {
+				mu.Lock()
+				failed = cmpOr(failed, err)
+				mu.Unlock()
+			}
+		})
+	}
+	// EndTransaction's docs: Flush first.
+	ferr := cl.Flush(ctx)
+	if req.hold > 0 {
+		time.Sleep(req.hold)
+	}
+	mu.Lock()
+	failed = cmpOr(failed, ferr)
+	mu.Unlock()
+	abort := func(why string) txnReply {
+		if err := cl.AbortBufferedRecords(ctx); err != nil {
+			return txnReply{txnError, why + "; AbortBufferedRecords: " + kgoClass(err) + ": " + err.Error()}
+		}
+		if err := cl.EndTransaction(ctx, kgo.TryAbort); err != nil {
+			return txnReply{txnError, why + "; EndTransaction(TryAbort): " + kgoClass(err) + ": " + err.Error()}
+		}
+		if why == "" {
+			return txnReply{outcome: txnAbortedPlan}
+		}
+		return txnReply{txnAbortedError, why}
+	}
+	if req.abort {
+		return abort("")
+	}
+	if failed != nil {
+		// A record failed: the transaction cannot commit.
+		return abort("produce: " + kgoClass(failed) + ": " + failed.Error())
+	}
+	err := cl.EndTransaction(ctx, kgo.TryCommit)
+	if err == nil {
+		return txnReply{outcome: txnCommitted}
+	}
+	why := "EndTransaction(TryCommit): " + kgoClass(err) + ": " + err.Error()
+	// EndTransaction's docs: retry with TryAbort after OperationNotAttempted,
+	// TransactionAbortable or an unconfirmed outcome (not a Kafka error
+	// code, or UNKNOWN_SERVER_ERROR); not on any other error.
+	var ke *kerr.Error
+	if errors.Is(err, kerr.OperationNotAttempted) || errors.Is(err, kerr.TransactionAbortable) ||
+		errors.Is(err, kerr.UnknownServerError) || !errors.As(err, &ke) {
+		return abort(why)
+	}
+	return txnReply{txnError, why}
+}
+
+func cmpOr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+func (s *kgoTxn) finish(ctx context.Context) error {
+	s.cl.Close()
+	return nil
+}
+
+// --- child processes: the Java producer, librdkafka ---
+
+// procTxn is a transactional peer in a child process, speaking bench/
+// peerprogs' txn mode: after "ready", one line per transaction in
+// ("N commit|abort HOLD_MS ID:P ..."), "txn N OUTCOME [DETAIL]" out.
+type procTxn struct {
+	ps      *procSession
+	replies chan string
+}
+
+// startProcTxn starts a txn-mode peer and waits (bounded by ctx) for it to
+// have initialized its transactions.
+func startProcTxn(ctx context.Context, name string, args []string, tl *tally) (txnSession, error) {
+	s := &procTxn{replies: make(chan string, 16)}
+	ready := make(chan struct{})
+	var once sync.Once
+	ps, err := startProcLines(name, args, tl, func(line string) bool {
+		switch {
+		case line == "ready":
+			once.Do(func() { close(ready) })
+			return true
+		case strings.HasPrefix(line, "txn "):
+			s.replies <- strings.TrimPrefix(line, "txn ")
+			return true
+		}
+		return false
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.ps = ps
+	select {
+	case <-ready:
+		return s, nil
+	case <-ps.exited:
+		return nil, fmt.Errorf("%s exited before it was ready: %v; log: %s", name, ps.err, strings.Join(tl.logTail(10), " | "))
+	case <-ctx.Done():
+		_ = ps.finish(context.Background())
+		return nil, fmt.Errorf("%s not ready: %w", name, ctx.Err())
+	}
+}
+
+func (s *procTxn) do(ctx context.Context, req txnReq) txnReply {
+	var b strings.Builder
+	action := "commit"
+	if req.abort {
+		action = "abort"
+	}
+	fmt.Fprintf(&b, "%d %s %d", req.n, action, req.hold.Milliseconds())
+	for _, r := range req.recs {
+		fmt.Fprintf(&b, " %s:%d", r.id, r.partition)
+	}
+	b.WriteByte('\n')
+	if _, err := s.ps.w.WriteString(b.String()); err == nil {
+		if err := s.ps.w.Flush(); err != nil {
+			return txnReply{txnNoAnswer, "stdin: " + err.Error()}
+		}
+	}
+	want := fmt.Sprint(req.n)
+	for {
+		select {
+		case line := <-s.replies:
+			n, rest, _ := strings.Cut(line, " ")
+			if n != want {
+				continue // a late answer to a transaction given up on
+			}
+			out, detail, _ := strings.Cut(rest, " ")
+			return txnReply{txnOutcome(out), detail}
+		case <-s.ps.exited:
+			return txnReply{txnFatal, fmt.Sprintf("the peer exited: %v", s.ps.err)}
+		case <-ctx.Done():
+			return txnReply{txnNoAnswer, ctx.Err().Error()}
+		}
+	}
+}
+
+func (s *procTxn) finish(ctx context.Context) error { return s.ps.finish(ctx) }
+
+func startJavaTxn(ctx context.Context, addrs []string, topic, id string, o txnPeerOpts, tl *tally) (txnSession, error) {
+	java, args, err := javaCmd()
+	if err != nil {
+		return nil, err
+	}
+	args = append(args, "txn", strings.Join(addrs, ","), topic, id)
+	if o.timeout > 0 {
+		args = append(args, fmt.Sprintf("transaction.timeout.ms=%d", o.timeout.Milliseconds()))
+	}
+	return startProcTxn(ctx, java, args, tl)
+}
+
+func startPythonTxn(debian bool) func(context.Context, []string, string, string, txnPeerOpts, *tally) (txnSession, error) {
+	return func(ctx context.Context, addrs []string, topic, id string, o txnPeerOpts, tl *tally) (txnSession, error) {
+		py, args, err := pythonCmd(debian)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, "txn", strings.Join(addrs, ","), topic, id)
+		if o.timeout > 0 {
+			args = append(args, fmt.Sprintf("transaction.timeout.ms=%d", o.timeout.Milliseconds()))
+		}
+		return startProcTxn(ctx, py, args, tl)
+	}
+}
