@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -46,7 +47,7 @@ type txnResult struct {
 func (r *txnRun) result(sc string, fault time.Time, log map[int32][]readback.Record) txnResult {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	res := txnResult{scenario: sc, peer: r.peer, txns: len(r.done), notes: r.notes}
+	res := txnResult{scenario: sc, peer: r.peer, txns: len(r.done), notes: slices.Clone(r.notes)}
 	// What the read_committed log holds, per record id.
 	seen := map[int]int{}
 	for _, recs := range readback.Committed(log) {
@@ -121,6 +122,12 @@ func (r *txnRun) result(sc string, fault time.Time, log map[int32][]readback.Rec
 		r.tl.mu.Unlock()
 	}
 	res.protocol = txnProtocol(log)
+	if res.fatal != "" || res.errored > 0 {
+		// What the client logged up to it.
+		for _, l := range r.tl.logTail(12) {
+			res.notes = append(res.notes, "log: "+l)
+		}
+	}
 	return res
 }
 
