@@ -19,7 +19,7 @@ import (
 	"github.com/rollsafe/rollsafe/kafkatest"
 )
 
-// TestRealPeersTxn is the transactions table of docs/peers.md: rollsafe,
+// TestRealTxnPeers is the transactions table of docs/peers.md: rollsafe,
 // kgo, the Java producer and librdkafka (confluent-kafka from PyPI and
 // Debian's), each a transactional producer on its own topic of one real
 // 3-broker cluster, all at once, run transactions of txnRecords records
@@ -34,9 +34,9 @@ import (
 // ROLLSAFE_PEERS the peers; ROLLSAFE_PEERS_TXN_TABLE=file writes each
 // version's table (the version before the extension but for 4.4.0).
 //
-//	cd bench && ROLLSAFE_PEER_TXN_SCENARIOS=all go test -run TestRealPeersTxn -v -timeout 60m
-//	ROLLSAFE_PEER_TXN_SCENARIOS=all ROLLSAFE_PEER_TXN_KAFKA_VERSIONS=3.9.2,2.8.1 go test -run TestRealPeersTxn -v -timeout 90m
-func TestRealPeersTxn(t *testing.T) {
+//	cd bench && ROLLSAFE_PEER_TXN_SCENARIOS=all go test -run TestRealTxnPeers -v -timeout 60m
+//	ROLLSAFE_PEER_TXN_SCENARIOS=all ROLLSAFE_PEER_TXN_KAFKA_VERSIONS=3.9.2,2.8.1 go test -run TestRealTxnPeers -v -timeout 90m
+func TestRealTxnPeers(t *testing.T) {
 	var names []string
 	for _, sc := range txnScenarios {
 		names = append(names, sc.name)
