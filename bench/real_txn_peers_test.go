@@ -6,6 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -89,6 +92,21 @@ func txnPeers() []txnPeer {
 type rollsafeTxn struct {
 	p     *client.Producer
 	topic string
+	trace *os.File // ROLLSAFE_TRACE, closed by finish
+}
+
+// rollsafeTrace opens DIR/name.trace when ROLLSAFE_TRACE=DIR and returns
+// the option logging rollsafe's transcript there.
+func rollsafeTrace(name string) (*os.File, []client.Option, error) {
+	dir := os.Getenv("ROLLSAFE_TRACE")
+	if dir == "" {
+		return nil, nil, nil
+	}
+	f, err := os.Create(filepath.Join(dir, name+".trace"))
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, []client.Option{client.WithLogger(slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: client.LevelTrace})))}, nil
 }
 
 func startRollsafeTxn(ctx context.Context, addrs []string, topic, id string, o txnPeerOpts, _ *tally) (txnSession, error) {
@@ -96,7 +114,11 @@ func startRollsafeTxn(ctx context.Context, addrs []string, topic, id string, o t
 	if o.timeout > 0 {
 		opts = append(opts, client.TransactionTimeout(o.timeout))
 	}
-	p, err := client.NewProducer(opts...)
+	trace, topts, err := rollsafeTrace(topic)
+	if err != nil {
+		return nil, err
+	}
+	p, err := client.NewProducer(append(opts, topts...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +126,7 @@ func startRollsafeTxn(ctx context.Context, addrs []string, topic, id string, o t
 		_ = p.Close(ctx)
 		return nil, fmt.Errorf("InitTransactions: %w", err)
 	}
-	return &rollsafeTxn{p: p, topic: topic}, nil
+	return &rollsafeTxn{p: p, topic: topic, trace: trace}, nil
 }
 
 // txnCallAgain calls a rollsafe transaction call with a bounded context
@@ -176,7 +198,13 @@ func rollsafeFailed(call string, err error) txnReply {
 	return txnReply{out, call + ": " + rollsafeClass(err) + ": " + err.Error()}
 }
 
-func (s *rollsafeTxn) finish(ctx context.Context) error { return s.p.Close(ctx) }
+func (s *rollsafeTxn) finish(ctx context.Context) error {
+	err := s.p.Close(ctx)
+	if s.trace != nil {
+		_ = s.trace.Close()
+	}
+	return err
+}
 
 // --- franz-go kgo ---
 

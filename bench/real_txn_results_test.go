@@ -69,6 +69,7 @@ func (r *txnRun) result(sc string, fault time.Time, log map[int32][]readback.Rec
 		}
 	}
 	prev := fault
+	errs := 0
 	for _, d := range r.done {
 		visible := 0
 		for _, rec := range d.req.recs {
@@ -107,8 +108,14 @@ func (r *txnRun) result(sc string, fault time.Time, log map[int32][]readback.Rec
 		if d.reply.outcome == txnFatal && res.fatal == "" {
 			res.fatal = d.reply.detail
 		}
-		if d.reply.detail != "" && res.firstErr == "" {
-			res.firstErr = fmt.Sprintf("txn %d %s: %s", d.req.n, d.reply.outcome, d.reply.detail)
+		if d.reply.detail != "" {
+			e := fmt.Sprintf("txn %d %s: %s", d.req.n, d.reply.outcome, d.reply.detail)
+			if res.firstErr == "" {
+				res.firstErr = e
+			}
+			if errs++; errs <= 8 {
+				res.notes = append(res.notes, fmt.Sprintf("%6.1fs %s", d.at.Sub(fault).Seconds(), e))
+			}
 		}
 	}
 	if !r.ended.IsZero() {
@@ -132,27 +139,30 @@ func (r *txnRun) result(sc string, fault time.Time, log map[int32][]readback.Rec
 }
 
 // txnProtocol tells transactions v2 (KIP-890: every transaction ends with
-// an epoch bump, so each has an epoch of its own) from v1 (one epoch
-// across transactions, bumped only on recovery) by partition 0's
-// transaction markers: how many distinct producer epochs they carry for
-// how many transactions.
+// an epoch bump, so no two transaction markers of a producer carry the
+// same epoch) from v1 (the epoch stays across transactions, bumped only
+// on recovery, and by some clients after an abort) by partition 0's
+// transaction markers: how many follow one of the same producer id and
+// epoch.
 func txnProtocol(log map[int32][]readback.Record) string {
-	type pe struct {
-		pid   int64
-		epoch int16
-	}
-	epochs := map[pe]bool{}
-	markers := 0
+	last := map[int64]int16{}
+	pairs, same := 0, 0
 	for _, rec := range log[0] {
-		if rec.Control {
-			markers++
-			epochs[pe{rec.ProducerID, rec.Epoch}] = true
+		if !rec.Control {
+			continue
 		}
+		if e, ok := last[rec.ProducerID]; ok {
+			pairs++
+			if e == rec.Epoch {
+				same++
+			}
+		}
+		last[rec.ProducerID] = rec.Epoch
 	}
 	switch {
-	case markers < 4:
+	case pairs < 8:
 		return "?"
-	case len(epochs)*2 > markers:
+	case same*10 < pairs:
 		return "v2"
 	}
 	return "v1"
@@ -254,7 +264,15 @@ func findTxnCoordinator(ctx context.Context, addr, id string) (int32, error) {
 // the instance holding it), commits one record "z0" to partition 0 of
 // topic, and closes it.
 func fenceWith(ctx context.Context, addrs []string, topic, id string) error {
-	p, err := client.NewProducer(client.Brokers(addrs...), client.ClientID("bench-fencer"), client.TransactionalID(id))
+	trace, topts, err := rollsafeTrace(topic + "-fencer")
+	if err != nil {
+		return err
+	}
+	if trace != nil {
+		defer trace.Close()
+	}
+	p, err := client.NewProducer(append([]client.Option{client.Brokers(addrs...), client.ClientID("bench-fencer"),
+		client.TransactionalID(id)}, topts...)...)
 	if err != nil {
 		return err
 	}

@@ -67,6 +67,7 @@ const (
 	txnHold        = 15 * time.Second      // how long the timeout scenario holds one transaction open
 	txnWarm        = 5                     // commits every peer makes before the fault
 	txnAfter       = 20                    // commits every peer makes after each step of a fault
+	txnErrorsStop  = 3                     // transactions in a row ending in an error that stop a peer
 )
 
 type txnScenario struct {
@@ -310,6 +311,7 @@ func (r *txnRun) run(ctx context.Context) {
 	r.began = time.Now()
 	go func() {
 		defer close(r.exited)
+		errorsInARow := 0
 		for n := 0; ; n++ {
 			start := time.Now()
 			select {
@@ -332,11 +334,21 @@ func (r *txnRun) run(ctx context.Context) {
 			if reply.outcome == txnCommitted {
 				r.commits++
 			}
-			last := reply.outcome == txnFatal || reply.outcome == txnNoAnswer
+			if reply.outcome == txnError {
+				errorsInARow++
+			} else {
+				errorsInARow = 0
+			}
+			// A client whose every call fails (its documented handling
+			// loops) is stopped as a fatal one is.
+			last := reply.outcome == txnFatal || reply.outcome == txnNoAnswer || errorsInARow == txnErrorsStop
 			if last {
 				r.stopped = true
 			}
 			r.mu.Unlock()
+			if errorsInARow == txnErrorsStop {
+				r.note(r.began, "stopped: %d transactions in a row ended in an error", txnErrorsStop)
+			}
 			if last {
 				return
 			}

@@ -100,13 +100,20 @@ func TestTxnResult(t *testing.T) {
 }
 
 func TestTxnProtocol(t *testing.T) {
-	var v1, v2 []readback.Record
-	for n := range 8 {
+	var v1, v1bump, v2 []readback.Record
+	for n := range 12 {
 		v1 = append(v1, marker(0, int64(n), 5, 0, true))
+		v1bump = append(v1bump, marker(0, int64(n), 5, int16(n/4), true)) // a bump after every fourth
 		v2 = append(v2, marker(0, int64(n), 5, int16(n), true))
 	}
 	if got := txnProtocol(map[int32][]readback.Record{0: v1}); got != "v1" {
 		t.Errorf("one epoch: %s, want v1", got)
+	}
+	if got := txnProtocol(map[int32][]readback.Record{0: v1bump}); got != "v1" {
+		t.Errorf("an epoch bumped after every fourth: %s, want v1", got)
+	}
+	if got := txnProtocol(map[int32][]readback.Record{0: v1[:8]}); got != "?" {
+		t.Errorf("8 markers: %s, want ?", got)
 	}
 	if got := txnProtocol(map[int32][]readback.Record{0: v2}); got != "v2" {
 		t.Errorf("an epoch per transaction: %s, want v2", got)
