@@ -123,6 +123,9 @@ func (r *txnRun) result(sc string, fault time.Time, log map[int32][]readback.Rec
 			res.stall, res.stallAt = gap, prev.Sub(fault)
 		}
 	}
+	if res.fatal == "" && r.stuck != "" {
+		res.fatal = fmt.Sprintf("every call fails (%d in a row): %s", txnErrorsStop, r.stuck)
+	}
 	if res.fatal == "" && r.tl.isFatal() {
 		r.tl.mu.Lock()
 		res.fatal = r.tl.fatals[0]

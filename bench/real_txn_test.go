@@ -98,7 +98,8 @@ type txnRun struct {
 	mu              sync.Mutex
 	done            []txnDone
 	commits         int
-	stopped         bool // the peer went fatal or silent: no more transactions
+	stopped         bool   // the peer went fatal or silent: no more transactions
+	stuck           string // the peer was stopped after txnErrorsStop errors in a row: the last one
 	holdNext        atomic.Bool
 	stop            chan struct{}
 	exited          chan struct{}
@@ -344,6 +345,9 @@ func (r *txnRun) run(ctx context.Context) {
 			last := reply.outcome == txnFatal || reply.outcome == txnNoAnswer || errorsInARow == txnErrorsStop
 			if last {
 				r.stopped = true
+			}
+			if errorsInARow == txnErrorsStop {
+				r.stuck = reply.detail
 			}
 			r.mu.Unlock()
 			if errorsInARow == txnErrorsStop {
