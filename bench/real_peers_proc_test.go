@@ -28,10 +28,18 @@ type procSession struct {
 	done   chan struct{} // stdout and stderr read to the end
 	exited chan struct{}
 	err    error // of Wait
+	// lines, if set, sees each stdout line first; true means it took it.
+	lines func(line string) bool
 }
 
 // startProc starts name args... with the scenario arguments appended.
 func startProc(name string, args []string, tl *tally) (*procSession, error) {
+	return startProcLines(name, args, tl, nil)
+}
+
+// startProcLines is startProc with lines seeing each stdout line first
+// (the txn mode's lines).
+func startProcLines(name string, args []string, tl *tally, lines func(string) bool) (*procSession, error) {
 	cmd := exec.Command(name, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	stdin, err := cmd.StdinPipe()
@@ -50,7 +58,7 @@ func startProc(name string, args []string, tl *tally) (*procSession, error) {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	s := &procSession{cmd: cmd, stdin: stdin, w: bufio.NewWriterSize(stdin, 64<<10), tl: tl,
-		done: make(chan struct{}), exited: make(chan struct{})}
+		done: make(chan struct{}), exited: make(chan struct{}), lines: lines}
 	var wg sync.WaitGroup
 	wg.Go(func() { s.readOut(stdout) })
 	wg.Go(func() {
@@ -68,6 +76,9 @@ func (s *procSession) readOut(r io.Reader) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
+		if s.lines != nil && s.lines(sc.Text()) {
+			continue
+		}
 		kind, rest, _ := strings.Cut(sc.Text(), " ")
 		switch kind {
 		case "ack":

@@ -92,6 +92,13 @@ func (t *tally) logLocked(line string) {
 	t.logs = append(t.logs, time.Now().Format("15:04:05.000 ")+line)
 }
 
+// logTail returns the last n log lines.
+func (t *tally) logTail(n int) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.logs[max(0, len(t.logs)-n):])
+}
+
 // acked returns how many acknowledgements partition p has had.
 func (t *tally) acked(p int32) int {
 	t.mu.Lock()

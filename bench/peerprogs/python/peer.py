@@ -27,6 +27,17 @@ Two modes, both idempotent with acks=all:
       acknowledgement, the destruction's own time, and the process's CPU
       seconds from that start to the last acknowledgement and to the end.
 
+  peer.py txn BOOTSTRAP TOPIC TRANSACTIONAL_ID [key=value ...]
+      A transactional producer: init_transactions, then "ready". Per line
+      "N commit|abort HOLD_MS ID:PARTITION ..." one transaction of those
+      records (held open HOLD_MS after producing), committed or aborted, and
+        txn N OUTCOME [DETAIL]
+      on stdout. OUTCOME: committed; aborted; aborted-error (a call failed
+      with txn_requires_abort(), then abort_transaction succeeded); error
+      (the abort failed too); fatal (fatal(), or neither retriable() nor
+      txn_requires_abort(): confluent-kafka's docs say to treat it as
+      fatal). A retriable() error of a commit or abort retries the call.
+
 key=value pairs are librdkafka properties added to the defaults.
 """
 import logging
@@ -128,6 +139,86 @@ def scenario(bootstrap, topic, extra):
     say("done %d" % left)
 
 
+def kerr(e):
+    """The KafkaError of a KafkaException, and its class as a string."""
+    err = e.args[0] if e.args and isinstance(e.args[0], confluent_kafka.KafkaError) else None
+    if err is None:
+        return None, "%s: %s" % (type(e).__name__, e)
+    flags = [f for f in ("fatal", "retriable", "txn_requires_abort") if getattr(err, f)()]
+    return err, "%s [%s]: %s" % (err.name(), ",".join(flags), err.str())
+
+
+def txn_call(call, tries=3):
+    """Calls a transaction call again while it fails retriable() (its docs)."""
+    for i in range(tries):
+        try:
+            return call()
+        except confluent_kafka.KafkaException as e:
+            err, _ = kerr(e)
+            if err is None or not err.retriable() or i == tries - 1:
+                raise
+
+
+def txn(bootstrap, topic, txnid, extra):
+    conf = config(bootstrap, extra)
+    conf["transactional.id"] = txnid
+    p = confluent_kafka.Producer(conf)
+    pad = b"x" * 100
+    try:
+        txn_call(lambda: p.init_transactions(60))
+    except confluent_kafka.KafkaException as e:
+        say("fatal init_transactions: %s" % kerr(e)[1])
+        say("done 0")
+        return
+    say("ready")
+    dead = False
+    for line in sys.stdin:
+        f = line.split()
+        if len(f) < 3:
+            continue
+        n, action, hold = f[0], f[1], int(f[2])
+        if dead:
+            say("txn %s fatal the producer can go no further" % n)
+            continue
+        try:
+            p.begin_transaction()
+            for r in f[3:]:
+                rid, _, part = r.partition(":")
+                e = produce(p, topic, value=rid.encode() + b"|" + pad, partition=int(part))
+                if e is not None:
+                    raise e
+            p.poll(0)
+            if hold > 0:
+                time.sleep(hold / 1000.0)
+            if action == "abort":
+                txn_call(p.abort_transaction)
+                out = "aborted"
+            else:
+                txn_call(p.commit_transaction)
+                out = "committed"
+        except confluent_kafka.KafkaException as e:
+            err, cls = kerr(e)
+            if err is not None and err.txn_requires_abort() and not err.fatal():
+                try:
+                    txn_call(p.abort_transaction)
+                    out = "aborted-error " + cls
+                except confluent_kafka.KafkaException as e2:
+                    err2, cls2 = kerr(e2)
+                    if err2 is not None and err2.fatal():
+                        out, dead = "fatal %s; abort_transaction: %s" % (cls, cls2), True
+                    else:
+                        out = "error %s; abort_transaction: %s" % (cls, cls2)
+            else:
+                out, dead = "fatal " + cls, True
+        say("txn %s %s" % (n, out))
+    try:
+        # A fatal producer's flush raises the fatal error again.
+        p.flush(30)
+    except confluent_kafka.KafkaException as e:
+        say("log close: %s" % kerr(e)[1])
+    say("done 0")
+
+
 def load(path):
     recs = []
     with open(path, "rb") as f:
@@ -227,6 +318,8 @@ def main(argv):
     say("version confluent-kafka %s librdkafka %s" % (v if isinstance(v, str) else v[0], confluent_kafka.libversion()[0]))
     if len(argv) >= 3 and argv[0] == "scenario":
         scenario(argv[1], argv[2], argv[3:])
+    elif len(argv) >= 4 and argv[0] == "txn":
+        txn(argv[1], argv[2], argv[3], argv[4:])
     elif len(argv) >= 6 and argv[0] == "bench":
         bench(argv[1], argv[2], argv[3], int(argv[4]), int(argv[5]), argv[6:])
     elif len(argv) >= 6 and argv[0] == "life":

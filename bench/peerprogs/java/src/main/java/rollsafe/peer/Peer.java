@@ -21,6 +21,11 @@ import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.OutOfOrderSequenceException;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -44,6 +49,13 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *     "life FIRST_ACK LAST_ACK CLOSE CPU_ACK CPU_CLOSE ACKED FAILED": seconds from before the
  *     producer's creation to its first and last acknowledgement, the close's own time, and
  *     the process's CPU seconds from that start to the last acknowledgement and to the close.
+ * Peer txn BOOTSTRAP TOPIC TRANSACTIONAL_ID [key=value ...]
+ *     a transactional producer: initTransactions, then "ready"; per line "N commit|abort HOLD_MS
+ *     ID:PARTITION ..." one transaction of those records (held open HOLD_MS after the sends),
+ *     committed or aborted, and "txn N OUTCOME [DETAIL]" on stdout, OUTCOME one of committed,
+ *     aborted, aborted-error (an exception, then the abort KafkaProducer's docs prescribe),
+ *     error (the abort failed too), fatal (ProducerFencedException, OutOfOrderSequenceException,
+ *     AuthorizationException: the producer is closed). At stdin's end it closes and writes "done".
  * </pre>
  *
  * key=value pairs are producer properties added to the defaults.
@@ -116,6 +128,131 @@ public final class Peer {
             producer.close(Duration.ofSeconds(30));
         } catch (RuntimeException e) {
             say("fatal " + reason(e));
+        }
+        say("done 0");
+    }
+
+    private static byte[] value(String id, byte[] pad) {
+        byte[] idb = (id + "|").getBytes(StandardCharsets.UTF_8);
+        byte[] value = Arrays.copyOf(idb, idb.length + pad.length);
+        System.arraycopy(pad, 0, value, idb.length, pad.length);
+        return value;
+    }
+
+    /** Thrown for the exceptions KafkaProducer's docs say the producer cannot recover from. */
+    private static final class Fatal extends Exception {
+        Fatal(String call, KafkaException e) {
+            super(call + ": " + reason(e));
+        }
+    }
+
+    /** Aborts the transaction, again after a TimeoutException (the docs: safe to retry). */
+    private static void abort(KafkaProducer<byte[], byte[]> producer) throws Fatal {
+        for (int i = 0;; i++) {
+            try {
+                producer.abortTransaction();
+                return;
+            } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException e) {
+                throw new Fatal("abortTransaction", e);
+            } catch (TimeoutException e) {
+                if (i >= 2) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static void txn(String bootstrap, String topic, String txnId, List<String> extra) throws IOException {
+        byte[] pad = new byte[100];
+        Arrays.fill(pad, (byte) 'x');
+        Properties props = config(bootstrap, extra);
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, txnId);
+        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props);
+        try {
+            producer.initTransactions();
+        } catch (KafkaException e) {
+            say("fatal initTransactions: " + reason(e));
+            producer.close(Duration.ZERO);
+            say("done 0");
+            return;
+        }
+        say("ready");
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        boolean closed = false;
+        String line;
+        while ((line = in.readLine()) != null) {
+            String[] f = line.trim().split(" ");
+            if (f.length < 3) {
+                continue;
+            }
+            String n = f[0];
+            if (closed) {
+                say("txn " + n + " fatal the producer was closed");
+                continue;
+            }
+            String out;
+            try {
+                producer.beginTransaction();
+                for (int i = 3; i < f.length; i++) {
+                    int colon = f[i].indexOf(':');
+                    producer.send(new ProducerRecord<>(topic, Integer.parseInt(f[i].substring(colon + 1)), null,
+                            value(f[i].substring(0, colon), pad)));
+                }
+                long hold = Long.parseLong(f[2]);
+                if (hold > 0) {
+                    Thread.sleep(hold);
+                }
+                if (f[1].equals("abort")) {
+                    abort(producer);
+                    out = "aborted";
+                } else {
+                    // commitTransaction's docs: after a TimeoutException it is safe to retry
+                    // (not to abort: the commit may be completing).
+                    int timeouts = 0;
+                    while (true) {
+                        try {
+                            producer.commitTransaction();
+                            break;
+                        } catch (TimeoutException e) {
+                            if (++timeouts > 2) {
+                                throw e;
+                            }
+                        }
+                    }
+                    out = timeouts == 0 ? "committed" : "committed after " + timeouts + " TimeoutException";
+                }
+            } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException e) {
+                // KafkaProducer's docs: cannot recover; close the producer.
+                out = "fatal " + reason(e);
+                closed = true;
+            } catch (Fatal e) {
+                out = "fatal " + e.getMessage();
+                closed = true;
+            } catch (KafkaException e) {
+                // KafkaProducer's docs: for all other exceptions, abort the transaction and try again.
+                try {
+                    abort(producer);
+                    out = "aborted-error " + reason(e);
+                } catch (Fatal e2) {
+                    out = "fatal " + reason(e) + "; then " + e2.getMessage();
+                    closed = true;
+                } catch (KafkaException e2) {
+                    out = "error " + reason(e) + "; abortTransaction: " + reason(e2);
+                }
+            } catch (InterruptedException e) {
+                out = "error interrupted";
+            }
+            say("txn " + n + " " + out);
+            if (closed) {
+                producer.close(Duration.ZERO);
+            }
+        }
+        if (!closed) {
+            try {
+                producer.close(Duration.ofSeconds(30));
+            } catch (RuntimeException e) {
+                say("log close: " + reason(e));
+            }
         }
         say("done 0");
     }
@@ -215,13 +352,15 @@ public final class Peer {
         List<String> a = Arrays.asList(args);
         if (args.length >= 3 && args[0].equals("scenario")) {
             scenario(args[1], args[2], a.subList(3, a.size()));
+        } else if (args.length >= 4 && args[0].equals("txn")) {
+            txn(args[1], args[2], args[3], a.subList(4, a.size()));
         } else if (args.length >= 6 && args[0].equals("bench")) {
             bench(args[1], args[2], args[3], Long.parseLong(args[4]), Long.parseLong(args[5]), a.subList(6, a.size()));
         } else if (args.length >= 6 && args[0].equals("life")) {
             life(args[1], args[2], args[3], Long.parseLong(args[4]), Integer.parseInt(args[5]), a.subList(6, a.size()));
         } else {
             System.err.println("usage: Peer scenario BOOTSTRAP TOPIC [k=v ...] | bench BOOTSTRAP TOPIC DATAFILE COUNT WARMUP [k=v ...]"
-                    + " | life BOOTSTRAP TOPIC DATAFILE COUNT LIFECYCLES [k=v ...]");
+                    + " | life BOOTSTRAP TOPIC DATAFILE COUNT LIFECYCLES [k=v ...] | txn BOOTSTRAP TOPIC TRANSACTIONAL_ID [k=v ...]");
             System.exit(2);
         }
         System.exit(0);
