@@ -103,8 +103,8 @@ func defaultProps(n int) map[string]string {
 		// A transaction past its timeout is aborted within a second
 		// (Kafka's default checks every 10 s).
 		"transaction.abort.timed.out.transaction.cleanup.interval.ms": "1000",
-		"controlled.shutdown.enable":               "true",
-		"delete.topic.enable":                      "true",
+		"controlled.shutdown.enable":                                  "true",
+		"delete.topic.enable":                                         "true",
 	}
 }
 
