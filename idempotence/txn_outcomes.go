@@ -151,14 +151,16 @@ func (pr *Producer) txnWantsBump() { pr.txnAbortable(errNeedsBump) }
 // txnSweep fails, as aborted and not written, every batch the transaction
 // holds that was never written and is not in flight; what may be in the
 // log is settled first (answered, resent unchanged or read), so that no
-// attempt of the transaction lands after its abort marker.
+// attempt of the transaction lands after its abort marker. A batch
+// awaiting its split is left to the caller's SplitBatch (the caller holds
+// its records in the parts from then on): the parts are swept.
 func (pr *Producer) txnSweep() {
 	t := pr.txn
 	for _, p := range pr.order {
 		swept := false
 		for i := 0; i < len(p.batches); i++ {
 			b := p.batches[i]
-			never := b.st == stQueued || b.st == stAwaitSplit || (b.st == stNotAppended && !b.unknown)
+			never := b.st == stQueued || (b.st == stNotAppended && !b.unknown)
 			if !never || b.reported {
 				continue
 			}

@@ -60,17 +60,19 @@ type ledger struct {
 	recs    []*txnRecord
 	byID    map[string]*txnRecord
 	ends    map[string]bool // transaction name -> committed
+	names   map[string]int  // instances per transactional id
 	pending sync.WaitGroup
 }
 
 func newLedger(t *testing.T, c *kafkatest.Cluster, topic string) *ledger {
-	return &ledger{t: t, c: c, topic: topic, byID: map[string]*txnRecord{}, ends: map[string]bool{}}
+	return &ledger{t: t, c: c, topic: topic, byID: map[string]*txnRecord{}, ends: map[string]bool{}, names: map[string]int{}}
 }
 
 // txnProducer is one transactional producer writing to the ledger's topic.
 type txnProducer struct {
 	l    *ledger
 	id   string // transactional id
+	name string // the id, #2, #3… for a second instance with the same id
 	p    *client.Producer
 	txn  string // the open transaction's name
 	n    int    // transactions begun
@@ -100,7 +102,12 @@ func (l *ledger) newTxnProducer(id string, opts ...client.Option) *txnProducer {
 		defer cancel()
 		_ = p.Close(ctx)
 	})
-	return &txnProducer{l: l, id: id, p: p}
+	l.names[id]++
+	name := id
+	if n := l.names[id]; n > 1 {
+		name = fmt.Sprintf("%s#%d", id, n)
+	}
+	return &txnProducer{l: l, id: id, name: name, p: p}
 }
 
 // init runs InitTransactions, failing the test on an error.
@@ -111,14 +118,14 @@ func (tp *txnProducer) init(ctx context.Context) {
 	}
 }
 
-// begin opens the producer's next transaction, named <id>.<n>.
+// begin opens the producer's next transaction, named <name>.<n>.
 func (tp *txnProducer) begin() {
 	tp.l.t.Helper()
 	if err := tp.p.BeginTransaction(); err != nil {
 		tp.l.t.Fatalf("%s: BeginTransaction: %v", tp.id, err)
 	}
 	tp.n++
-	tp.txn, tp.next = fmt.Sprintf("%s.%d", tp.id, tp.n), 0
+	tp.txn, tp.next = fmt.Sprintf("%s.%d", tp.name, tp.n), 0
 }
 
 // produce hands n records of 100 bytes to the open transaction, round
@@ -294,39 +301,61 @@ func (l *ledger) ids(txn string) []string {
 func (l *ledger) verify(ctx context.Context) map[int32][]readback.Record {
 	t := l.t
 	t.Helper()
+	// Commit and abort return after their records' callbacks: none can
+	// still be outstanding.
 	waited := make(chan struct{})
 	go func() { l.pending.Wait(); close(waited) }()
 	select {
 	case <-waited:
-	case <-ctx.Done():
-		t.Fatalf("callbacks still outstanding: %v", ctx.Err())
+	case <-time.After(30 * time.Second):
+		l.mu.Lock()
+		var out []string
+		for _, r := range l.recs {
+			if !r.done {
+				out = append(out, fmt.Sprintf("%s (partition %d, transaction ended committed=%v)", r.id, r.part, l.ends[r.txn]))
+			}
+		}
+		l.mu.Unlock()
+		t.Fatalf("%d callbacks never ran, 30 s after every transaction ended: %v", len(out), out)
 	}
 	committed, raw := l.readStable(ctx)
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	errs := 0
+	errorf := func(format string, args ...any) {
+		t.Helper()
+		if errs++; errs <= 20 {
+			t.Errorf(format, args...)
+		}
+	}
+	defer func() {
+		if errs > 20 {
+			t.Errorf("and %d more", errs-20)
+		}
+	}()
 	var produced []readback.Produced
 	nCommitted, nAborted := 0, 0
 	for _, r := range l.recs {
 		ok, ended := l.ends[r.txn]
 		switch {
 		case !ended:
-			t.Errorf("%s: its transaction %s never ended in the test", r.id, r.txn)
+			errorf("%s: its transaction %s never ended in the test", r.id, r.txn)
 		case ok:
 			nCommitted++
 			if r.err != nil {
-				t.Errorf("%s of committed %s called back %v", r.id, r.txn, r.err)
+				errorf("%s of committed %s called back %v", r.id, r.txn, r.err)
 			}
 			produced = append(produced, readback.Produced{ID: r.id, Partition: r.part, Offset: r.offset, Acked: true})
 		default:
 			nAborted++
 			if !errors.Is(r.err, client.ErrAborted) {
-				t.Errorf("%s of aborted %s called back %v, want ErrAborted", r.id, r.txn, r.err)
+				errorf("%s of aborted %s called back %v, want ErrAborted", r.id, r.txn, r.err)
 			}
 		}
 	}
 	rep := readback.Check(committed, produced, recordID)
 	if !rep.OK() || rep.InLog != nCommitted {
-		t.Errorf("read_committed %s: %v (%d records visible, %d committed)\n%s", l.topic, rep, rep.InLog, nCommitted, strings.Join(rep.Problems, "\n"))
+		errorf("read_committed %s: %v (%d records visible, %d committed)\n%s", l.topic, rep, rep.InLog, nCommitted, strings.Join(rep.Problems, "\n"))
 	}
 	for part, recs := range committed {
 		for _, r := range recs {
@@ -334,9 +363,9 @@ func (l *ledger) verify(ctx context.Context) map[int32][]readback.Record {
 			rec := l.byID[id]
 			switch {
 			case rec == nil:
-				t.Errorf("%s[%d]@%d: record %q was never produced", l.topic, part, r.Offset, id)
+				errorf("%s[%d]@%d: record %q was never produced", l.topic, part, r.Offset, id)
 			case !l.ends[rec.txn]:
-				t.Errorf("%s[%d]@%d: %s of aborted %s is visible to read_committed", l.topic, part, r.Offset, id, rec.txn)
+				errorf("%s[%d]@%d: %s of aborted %s is visible to read_committed", l.topic, part, r.Offset, id, rec.txn)
 			}
 		}
 	}
@@ -348,7 +377,7 @@ func (l *ledger) verify(ctx context.Context) map[int32][]readback.Record {
 			}
 		}
 	}
-	t.Logf("%s: %d records committed, all read back once at their offsets; %d aborted, none visible (%d of them in the log, hidden by abort markers)", l.topic, nCommitted, nAborted, inRaw)
+	t.Logf("%s read back as read_committed: %d records of committed transactions, %d of aborted ones (%d of these in the log under abort markers)", l.topic, nCommitted, nAborted, inRaw)
 	return raw
 }
 

@@ -301,7 +301,12 @@ func playTxnTooLarge(t *testing.T, c *kafkatest.Cluster, topic string) {
 	tp.init(ctx)
 	tp.begin()
 	tp.produce(txnRecords/2, parts)
-	big := tp.produceTo(1, make([]byte, 2*limit))
+	// Bytes that do not compress: the batch stays over the limit.
+	noise := make([]byte, 2*limit)
+	for i := range noise {
+		noise[i] = byte(i*7919 + i>>3 + i*i>>7)
+	}
+	big := tp.produceTo(1, noise)
 	tp.produce(txnRecords/2, parts)
 	err := tp.p.CommitTransaction(ctx)
 	mustErr(t, "CommitTransaction with a record over max.message.bytes", err, client.ErrTxnAbortable)
