@@ -100,8 +100,9 @@ func versionPlan(env string) ([]kafkatest.Version, []versionScenario, error) {
 // OffsetForLeaderEpoch v3, DescribeProducers, topic ids and KIP-360). Each scenario
 // reads the log back as on 4.4: nothing lost, duplicated or reordered,
 // every record at its acknowledged offset. By default (CI) the seed,
-// kill and zombie scenarios; ROLLSAFE_KAFKA_VERSIONS selects more (see
-// versionPlan).
+// kill, zombie, recreated and txn-coordinator scenarios (the
+// transactional ones not on 2.2.2); ROLLSAFE_KAFKA_VERSIONS selects more
+// (see versionPlan).
 func TestKafkaVersions(t *testing.T) {
 	versions, scenarios, err := versionPlan(os.Getenv("ROLLSAFE_KAFKA_VERSIONS"))
 	if err != nil {
