@@ -40,7 +40,8 @@ func (pr *Producer) txnStale(c kafkaerr.Code) {
 	pr.txnAbortable(txnCodeError(c, ErrTxnAbortable))
 }
 
-// txnFatal ends the producer: every batch still held fails, and the
+// txnFatal ends the producer: every batch still held fails (one awaiting
+// its split once the caller's SplitBatch places the parts), and the
 // transaction's batches are reported aborted — or unknown if a commit may
 // have been applied.
 func (pr *Producer) txnFatal(err error) {
@@ -50,8 +51,12 @@ func (pr *Producer) txnFatal(err error) {
 	t.ending = true // the failures below are the end, not a cause to abort
 	defer func() { t.ending = false }()
 	for _, p := range pr.order {
-		for len(p.batches) > 0 {
-			b := p.batches[0]
+		for i := 0; i < len(p.batches); {
+			b := p.batches[i]
+			if b.st == stAwaitSplit {
+				i++ // the caller's SplitBatch places its parts, which fail then
+				continue
+			}
 			e := errAborted
 			if b.st == stQueued || (b.st == stNotAppended && !b.unknown) {
 				e = errAbortedNotWritten
