@@ -19,6 +19,10 @@ import (
 // txnRecords is how many records a scenario's transaction writes.
 const txnRecords = 60
 
+// txnStateTopic holds the transaction coordinators' state: its
+// partitions' leaders are the coordinators.
+const txnStateTopic = "__transaction_state"
+
 var runs = map[string]int{}
 
 // runName returns base the first time, base-2, base-3… after (-count=N
@@ -94,7 +98,8 @@ func playTxnCoordinatorKill(t *testing.T, c *kafkatest.Cluster, topic string) {
 				t.Fatal(kerr)
 			}
 		default:
-			t.Fatalf("round %d: the coordinator, broker %d, was not killed: no EndTxn went through its proxy (commit: %v)", round, coord, err)
+			now, ferr := c.TransactionCoordinator(ctx, tp.id)
+			t.Fatalf("round %d: the coordinator, broker %d, was not killed: no EndTxn went through its proxy (commit: %v; the coordinator now: %d, %v)", round, coord, err, now, ferr)
 		}
 		if c.Running(coord) {
 			t.Fatalf("broker %d still running after SIGKILL", coord)
@@ -117,11 +122,17 @@ func playTxnCoordinatorKill(t *testing.T, c *kafkatest.Cluster, topic string) {
 		if err := c.Start(ctx, coord); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.WaitHealthy(ctx, topic); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.ElectPreferredWait(ctx, topic); err != nil {
-			t.Fatal(err)
+		// The cluster settles before the next round: every partition of
+		// the topic and of __transaction_state in sync and led by its
+		// preferred replica, so that the coordinator the round finds is
+		// still the one when its commit runs.
+		for _, tt := range []string{topic, txnStateTopic} {
+			if err := c.WaitHealthy(ctx, tt); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.ElectPreferredWait(ctx, tt); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	// The producer goes on with the coordinator moved.
