@@ -76,25 +76,30 @@ func playTxnCoordinatorKill(t *testing.T, c *kafkatest.Cluster, topic string) {
 			t.Fatal(err)
 		}
 		var once sync.Once
-		killed := make(chan error, 1)
+		fired := make(chan struct{})  // closed when the kill starts
+		killed := make(chan error, 1) // then its outcome
 		if kill.atEndTxn {
 			c.Proxy(coord).OnRequest(func(key, _ int16) {
 				if key != 26 { // EndTxn
 					return
 				}
 				once.Do(func() {
+					close(fired)
 					time.Sleep(kill.delay)
 					killed <- c.Kill(coord)
 				})
 			})
 		} else {
+			close(fired)
 			killed <- c.Kill(coord)
 		}
 		err = tp.p.CommitTransaction(ctx)
 		c.Proxy(coord).OnRequest(nil)
 		select {
-		case kerr := <-killed:
-			if kerr != nil {
+		case <-fired:
+			// A kill some ms after the EndTxn may come after the commit
+			// returned: wait for it.
+			if kerr := <-killed; kerr != nil {
 				t.Fatal(kerr)
 			}
 		default:
