@@ -115,14 +115,19 @@ func txnFaultLeaderRoll(g *txnGroup) {
 // starts (rollsafe's InitTransactions, which fences the peer and aborts
 // its open transaction), commits one transaction of its own (records
 // "z…", partition 0) and closes. The peer is a zombie from then on: it
-// must not report a commit that the log does not hold.
+// must not report a commit that the log does not hold, nor keep the new
+// instance from committing (judge: its record must be in the log).
 func txnFaultFence(g *txnGroup) {
 	var wg sync.WaitGroup
 	for i, r := range g.runs {
 		wg.Go(func() {
-			if err := fenceWith(g.ctx, g.c.Addrs(), r.topic, g.ids[i]); err != nil {
+			err := fenceWith(g.ctx, g.c.Addrs(), r.topic, g.ids[i])
+			if err != nil {
 				r.note(g.began, "the fencing instance: %v", err)
 			}
+			r.mu.Lock()
+			r.fenced, r.fencer = true, err
+			r.mu.Unlock()
 		})
 	}
 	wg.Wait()

@@ -42,6 +42,9 @@ type txnResult struct {
 	stallAt        time.Duration // when the longest stall began, from the fault
 	protocol       string        // transactions v1 or v2, as the log's epochs tell
 	notes          []string
+	// fencerLost: the fence scenario's new instance did not commit its
+	// record (its error, or "not in the log"): the zombie harmed it.
+	fencerLost string
 }
 
 func (r *txnRun) result(sc string, fault time.Time, log map[int32][]readback.Record) txnResult {
@@ -58,6 +61,14 @@ func (r *txnRun) result(sc string, fault time.Time, log map[int32][]readback.Rec
 				continue
 			}
 			seen[id]++
+		}
+	}
+	if r.fenced {
+		switch {
+		case r.fencer != nil:
+			res.fencerLost = r.fencer.Error()
+		case !fencerVisible(log):
+			res.fencerLost = "its committed record z0 is not in the read_committed log"
 		}
 	}
 	for id, n := range seen {
@@ -185,6 +196,15 @@ func (res txnResult) judge(t *testing.T) {
 			t.Logf("NOTE %s", res.line())
 		}
 	}
+	if res.fencerLost != "" {
+		// The zombie kept transacting and aborted the new instance's
+		// transaction (or the new instance, rollsafe, failed on its own).
+		if res.peer == "rollsafe" {
+			t.Errorf("%s/%s: the new instance with the peer's transactional id did not commit: %s", res.scenario, res.peer, res.fencerLost)
+		} else {
+			t.Logf("NOTE %s/%s: the new instance with the peer's transactional id did not commit: %s", res.scenario, res.peer, res.fencerLost)
+		}
+	}
 	if res.peer == "rollsafe" && res.committed == 0 {
 		t.Errorf("rollsafe committed no transaction")
 	}
@@ -292,4 +312,17 @@ func fenceWith(ctx context.Context, addrs []string, topic, id string) error {
 	}
 	p.Produce(ctx, &client.Record{Topic: topic, Partition: 0, HasPartition: true, Value: peerValue("z0")}, func(*client.Record, error) {})
 	return txnCallAgain(ctx, p.CommitTransaction)
+}
+
+// fencerVisible reports whether the fencing instance's record (value
+// "z0|…") is in the read_committed view of log.
+func fencerVisible(log map[int32][]readback.Record) bool {
+	for _, recs := range readback.Committed(log) {
+		for _, rec := range recs {
+			if valueID(rec.Value) == "z0" {
+				return true
+			}
+		}
+	}
+	return false
 }

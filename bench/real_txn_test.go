@@ -105,6 +105,10 @@ type txnRun struct {
 	exited          chan struct{}
 	began, ended    time.Time
 	notes           []string
+	// fencer: the fence scenario's new instance ended (its commit's
+	// error, nil if it committed); fenced: the fence scenario played.
+	fencer error
+	fenced bool
 }
 
 // txnGroup is every peer of a transactions scenario and the fault they share.

@@ -433,3 +433,53 @@ func TestTxnRuleFatalCodes(t *testing.T) {
 		t.Fatalf("sent %v after a fatal error", s)
 	}
 }
+
+// A batch refused as too large inside a transaction waits for its split
+// like any other (the caller answers every NeedSplit): its parts, not the
+// batch the caller no longer holds, are the ones the abort reports.
+func TestTxnRuleTooLargeBatchIsSplitThenAborted(t *testing.T) {
+	r := newTrig(t, Config{})
+	r.init()
+	s := r.begin(tp0, 1)
+	r.answer(tp0, s[0].ID, kafkaerr.MessageTooLarge, -1)
+	r.state(TxnAbortableError)
+	r.want(NeedSplit{TP: tp0, ID: 1})
+	r.noOutcome(1)
+	r.take()
+	r.step(SplitBatch{TP: tp0, ID: 1, Parts: []Part{{ID: 7, Records: 1}, {ID: 8, Records: 1}}})
+	r.step(AbortTxn{})
+	r.want(EndTxnRequest{Broker: 9, ProducerID: 1000, Epoch: 3, Commit: false})
+	r.step(EndTxnAnswer{Code: kafkaerr.None})
+	r.failedIs(7, []error{ErrAborted, ErrNotWritten}, []error{ErrOutcomeUnknown})
+	r.failedIs(8, []error{ErrAborted, ErrNotWritten}, []error{ErrOutcomeUnknown})
+	for _, e := range r.ev {
+		if f, ok := e.(Failed); ok && f.ID == 1 {
+			t.Fatalf("the split batch 1 reported %v: the caller holds its parts, not it", f)
+		}
+	}
+}
+
+// A fatal error while a batch awaits its split: the caller's SplitBatch
+// still comes (it answers every NeedSplit), and the parts, where the
+// caller holds the records, are the ones failed.
+func TestTxnRuleFatalWhileAwaitingSplitFailsTheParts(t *testing.T) {
+	r := newTrig(t, Config{})
+	r.init()
+	s := r.begin(tp0, 1)
+	r.step(NewBatch{TP: tp1, ID: 2, Records: 1})
+	r.want(AddPartitionsRequest{Broker: 9, ProducerID: 1000, Epoch: 3, Partitions: []TopicPartition{tp1}})
+	r.answer(tp0, s[0].ID, kafkaerr.MessageTooLarge, -1)
+	r.want(NeedSplit{TP: tp0, ID: 1})
+	r.take()
+	r.step(AddPartitionsAnswer{Partitions: map[TopicPartition]kafkaerr.Code{tp1: kafkaerr.TransactionalIDAuthorizationFailed}})
+	r.state(TxnFatal)
+	r.step(SplitBatch{TP: tp0, ID: 1, Parts: []Part{{ID: 7, Records: 1}, {ID: 8, Records: 1}}})
+	r.failedIs(7, []error{ErrAborted, ErrNotWritten}, nil)
+	r.failedIs(8, []error{ErrAborted, ErrNotWritten}, nil)
+	r.failedIs(2, []error{ErrNotWritten}, nil)
+	for _, e := range r.ev {
+		if f, ok := e.(Failed); ok && f.ID == 1 {
+			t.Fatalf("the split batch 1 reported %v: the caller holds its parts, not it", f)
+		}
+	}
+}

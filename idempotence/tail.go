@@ -471,6 +471,15 @@ func (pr *Producer) splitWith(tp TopicPartition, id BatchID, parts []Part, why e
 		return true
 	}
 	pr.replace(p, b, parts)
+	if pr.txn != nil && pr.txn.state == TxnFatal {
+		// The transactional producer ended while the batch awaited its
+		// split: the parts are never sent.
+		for _, part := range parts {
+			if nb := p.byID[part.ID]; nb != nil {
+				pr.fail(p, nb, errAbortedNotWritten)
+			}
+		}
+	}
 	pr.wake(p)
 	pr.settle(p)
 	return true

@@ -60,7 +60,8 @@ func (pr *Producer) txnStale(c kafkaerr.Code) {
 	pr.txnAbortable(txnCodeError(c, ErrTxnAbortable))
 }
 
-// txnFatal ends the producer: every batch still held fails, and the
+// txnFatal ends the producer: every batch still held fails (one awaiting
+// its split once the caller's SplitBatch places the parts), and the
 // transaction's batches are reported aborted — or unknown if a commit may
 // have been applied.
 func (pr *Producer) txnFatal(err error) {
@@ -70,8 +71,12 @@ func (pr *Producer) txnFatal(err error) {
 	t.ending = true // the failures below are the end, not a cause to abort
 	defer func() { t.ending = false }()
 	for _, p := range pr.order {
-		for len(p.batches) > 0 {
-			b := p.batches[0]
+		for i := 0; i < len(p.batches); {
+			b := p.batches[i]
+			if b.st == stAwaitSplit {
+				i++ // the caller's SplitBatch places its parts, which fail then
+				continue
+			}
 			e := errAborted
 			if b.st == stQueued || (b.st == stNotAppended && !b.unknown) {
 				e = errAbortedNotWritten
@@ -171,14 +176,16 @@ func (pr *Producer) txnWantsBump() { pr.txnAbortable(errNeedsBump) }
 // txnSweep fails, as aborted and not written, every batch the transaction
 // holds that was never written and is not in flight; what may be in the
 // log is settled first (answered, resent unchanged or read), so that no
-// attempt of the transaction lands after its abort marker.
+// attempt of the transaction lands after its abort marker. A batch
+// awaiting its split is left to the caller's SplitBatch (the caller holds
+// its records in the parts from then on): the parts are swept.
 func (pr *Producer) txnSweep() {
 	t := pr.txn
 	for _, p := range pr.order {
 		swept := false
 		for i := 0; i < len(p.batches); i++ {
 			b := p.batches[i]
-			never := b.st == stQueued || b.st == stAwaitSplit || (b.st == stNotAppended && !b.unknown)
+			never := b.st == stQueued || (b.st == stNotAppended && !b.unknown)
 			if !never || b.reported {
 				continue
 			}

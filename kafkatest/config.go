@@ -100,8 +100,11 @@ func defaultProps(n int) map[string]string {
 		"broker.heartbeat.interval.ms":             "500",
 		"broker.session.timeout.ms":                "4000",
 		"producer.id.expiration.check.interval.ms": "1000",
-		"controlled.shutdown.enable":               "true",
-		"delete.topic.enable":                      "true",
+		// A transaction past its timeout is aborted within a second
+		// (Kafka's default checks every 10 s).
+		"transaction.abort.timed.out.transaction.cleanup.interval.ms": "1000",
+		"controlled.shutdown.enable":                                  "true",
+		"delete.topic.enable":                                         "true",
 	}
 }
 

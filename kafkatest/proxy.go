@@ -61,6 +61,8 @@ type Proxy struct {
 	nconn     uint64 // links watched so far
 	saslMu    sync.Mutex
 	auths     []SASLAuth
+
+	onRequest func(key, version int16) // OnRequest
 }
 
 // link is one proxied client connection and its broker-side twin.
@@ -68,6 +70,7 @@ type link struct {
 	client, broker net.Conn
 	once           sync.Once
 	sasl           *saslWatch // nil unless the proxy watches SASL
+	reqs           *requestWatch
 }
 
 func (l *link) close() {
@@ -170,7 +173,7 @@ func (p *Proxy) accept() {
 			_ = c.Close()
 			continue
 		}
-		l := &link{client: c}
+		l := &link{client: c, reqs: newRequestWatch()}
 		if p.watchSASL {
 			l.sasl = p.newSASLWatch()
 		}
@@ -260,8 +263,18 @@ func (p *Proxy) pump(l *link, dst, src net.Conn) {
 			// never read before the request.
 			l.sasl.feed(src == l.client, c.buf)
 		}
+		var reqs []reqHeader
+		var onRequest func(key, version int16)
+		if src == l.client {
+			reqs, onRequest = l.reqs.feed(c.buf), p.requestHook()
+		}
 		if _, err := dst.Write(c.buf); err != nil {
 			return
+		}
+		if onRequest != nil {
+			for _, h := range reqs {
+				onRequest(h.key, h.version)
+			}
 		}
 	}
 }

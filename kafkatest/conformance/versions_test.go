@@ -17,22 +17,38 @@ type versionScenario struct {
 	name   string
 	topics []string
 	play   func(t *testing.T, c *kafkatest.Cluster)
+	// txn: a transactional scenario, played from Kafka 2.5 on (KIP-360:
+	// InitProducerId bumps the epoch of the producer's own id, which
+	// every abort relies on); not on 2.2.2.
+	txn bool
 }
 
 // one is a scenario on a single topic named after it.
 func one(name string, play func(*testing.T, *kafkatest.Cluster, string)) versionScenario {
-	return versionScenario{name, []string{name}, func(t *testing.T, c *kafkatest.Cluster) { play(t, c, name) }}
+	return versionScenario{name: name, topics: []string{name}, play: func(t *testing.T, c *kafkatest.Cluster) { play(t, c, name) }}
 }
+
+// txnOne is a transactional scenario on a single topic named after it.
+func txnOne(name string, play func(*testing.T, *kafkatest.Cluster, string)) versionScenario {
+	s := one(name, play)
+	s.txn = true
+	return s
+}
+
+// playsOn reports whether the scenario runs on Kafka v.
+func (s versionScenario) playsOn(v kafkatest.Version) bool { return !s.txn || v != kafkatest.V2_2 }
 
 // ciScenarios run on every older version in every run (CI included): the
 // seed (controlled shutdown, restart, leadership handed back), a crashed
-// leader, a frozen one, and a topic deleted and created again (topic ids;
-// with ZooKeeper the deletion completes in the background).
+// leader, a frozen one, a topic deleted and created again (topic ids;
+// with ZooKeeper the deletion completes in the background), and a
+// transaction's coordinator killed mid-commit (not on 2.2.2).
 var ciScenarios = []versionScenario{
 	one("seed", playSeed),
 	one("kill", playKillLeader),
 	one("zombie", playZombieLeader),
 	one("recreated", playTopicRecreated),
+	txnOne("txn-coordinator", playTxnCoordinatorKill),
 }
 
 // allScenarios run on demand (ROLLSAFE_KAFKA_VERSIONS set).
@@ -42,7 +58,11 @@ var allScenarios = append(append([]versionScenario{one("clean", playClean)}, ciS
 	one("toolarge", playMessageTooLarge),
 	one("mininsync", playMinInsyncOutage),
 	one("restart", playRestartAtOnce),
-	versionScenario{"unclean", uncleanTopics, playUncleanElection},
+	versionScenario{name: "unclean", topics: uncleanTopics, play: playUncleanElection},
+	txnOne("txn-leader", playTxnLeaderRolled),
+	txnOne("txn-zombie", playTxnZombie),
+	txnOne("txn-timeout", playTxnTimeout),
+	txnOne("txn-toolarge", playTxnTooLarge),
 )
 
 // olderVersions are the versions TestKafkaVersions runs by default: the
@@ -79,8 +99,9 @@ func versionPlan(env string) ([]kafkatest.Version, []versionScenario, error) {
 // OffsetForLeaderEpoch v3, DescribeProducers, topic ids and KIP-360). Each scenario
 // reads the log back as on 4.4: nothing lost, duplicated or reordered,
 // every record at its acknowledged offset. By default (CI) the seed,
-// kill and zombie scenarios; ROLLSAFE_KAFKA_VERSIONS selects more (see
-// versionPlan).
+// kill, zombie, recreated and txn-coordinator scenarios (the
+// transactional ones not on 2.2.2); ROLLSAFE_KAFKA_VERSIONS selects more
+// (see versionPlan).
 func TestKafkaVersions(t *testing.T) {
 	versions, scenarios, err := versionPlan(os.Getenv("ROLLSAFE_KAFKA_VERSIONS"))
 	if err != nil {
@@ -96,6 +117,9 @@ func TestKafkaVersions(t *testing.T) {
 			var broken error // why the cluster cannot serve the next scenario
 			played := 0
 			for _, sc := range scenarios {
+				if !sc.playsOn(v) {
+					continue
+				}
 				t.Run(sc.name, func(t *testing.T) {
 					played++
 					if broken != nil {
@@ -148,11 +172,12 @@ func TestVersionPlan(t *testing.T) {
 		}
 		return strings.Join(n, ",")
 	}
+	const onDemand = "rolling,blackhole,toolarge,mininsync,restart,unclean,txn-leader,txn-zombie,txn-timeout,txn-toolarge"
 	for env, want := range map[string]string{
-		"":          "[3.9.2 2.8.1 2.2.2] seed,kill,zombie,recreated",
-		"all":       "[3.9.2 2.8.1 2.2.2] clean,seed,kill,zombie,recreated,rolling,blackhole,toolarge,mininsync,restart,unclean",
-		"2.8":       "[2.8.1] clean,seed,kill,zombie,recreated,rolling,blackhole,toolarge,mininsync,restart,unclean",
-		"3.9.2,4.4": "[3.9.2 4.4.0] clean,seed,kill,zombie,recreated,rolling,blackhole,toolarge,mininsync,restart,unclean",
+		"":          "[3.9.2 2.8.1 2.2.2] seed,kill,zombie,recreated,txn-coordinator",
+		"all":       "[3.9.2 2.8.1 2.2.2] clean,seed,kill,zombie,recreated,txn-coordinator," + onDemand,
+		"2.8":       "[2.8.1] clean,seed,kill,zombie,recreated,txn-coordinator," + onDemand,
+		"3.9.2,4.4": "[3.9.2 4.4.0] clean,seed,kill,zombie,recreated,txn-coordinator," + onDemand,
 		"none":      "[] ",
 	} {
 		vs, ss, err := versionPlan(env)
