@@ -179,7 +179,7 @@ func TestTxnFenceAndComplete(t *testing.T) {
 	m := initialized(t)
 	m.lastEpoch = 0
 	m.addPartitions(100, 0, []tp{p0, p1}, time.Unix(3, 0))
-	m.fence(time.Unix(4, 0))
+	m.fence(false, time.Unix(4, 0))
 	if m.state != TxnPrepareAbort || m.epoch != 1 || m.lastEpoch != noEpoch || len(m.parts) != 2 {
 		t.Fatalf("fenced: %v epoch %d last %d, %d partitions", m.state, m.epoch, m.lastEpoch, len(m.parts))
 	}
