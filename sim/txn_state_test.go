@@ -275,9 +275,10 @@ func TestJavaHashPlacement(t *testing.T) {
 	}
 }
 
-// TestTxnAPIVersions: ApiVersions advertises the transactional APIs at
-// transactions v1's versions, and the decoder refuses the versions above
-// (transactions v2's), which Kafka would serve.
+// TestTxnAPIVersions: a cluster without transactions v2 advertises the
+// transactional APIs at transactions v1's versions, and the decoder
+// refuses the versions above the highest served (TxnOffsetCommit v6 names
+// topics by id; AddPartitionsToTxn v4+ is between brokers).
 func TestTxnAPIVersions(t *testing.T) {
 	want := map[int16][2]int16{22: {0, 5}, 24: {0, 3}, 25: {0, 3}, 26: {0, 4}, 28: {0, 4}}
 	for _, k := range apiVersionsFor(&config{}) {
