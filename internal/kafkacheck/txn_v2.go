@@ -84,7 +84,7 @@ func TransactionsV2(ctx context.Context, dial DialFunc, topic string, abortCheck
 			c, _, err := s.produceAt(ctx, false, st.p, st.n, true)
 			return c, err
 		}); err != nil {
-			return err
+			return errors.Join(append(errs, err)...)
 		}
 	}
 	if open, err := s.waitStable(ctx, 0, 0); err != nil {
@@ -92,8 +92,8 @@ func TransactionsV2(ctx context.Context, dial DialFunc, topic string, abortCheck
 	} else if open.lso != 0 || len(open.batches) != 0 {
 		errs = append(errs, fmt.Errorf("read_committed with the transaction open: %+v; Kafka: last stable offset 0, nothing", open))
 	}
-	if err := s.endV2(ctx, expect, "EndTxn v5(commit)", true, e0, kafkaerr.None, pid, e0+1); err != nil {
-		return err
+	if err := s.endDone(ctx, expect, "EndTxn v5(commit)", true, e0, pid, e0+1); err != nil {
+		return errors.Join(append(errs, err)...)
 	}
 	for _, st := range []struct {
 		what   string
@@ -101,7 +101,6 @@ func TransactionsV2(ctx context.Context, dial DialFunc, topic string, abortCheck
 		commit bool
 		want   kafkaerr.Code
 	}{
-		{"EndTxn v5(commit) retried at the old epoch", e0, true, kafkaerr.None},
 		{"EndTxn v5(abort) at the old epoch after the commit", e0, false, kafkaerr.InvalidTxnState},
 		{"EndTxn v5(commit) at the new epoch, nothing ongoing", e0 + 1, true, kafkaerr.InvalidTxnState},
 	} {
@@ -110,64 +109,61 @@ func TransactionsV2(ctx context.Context, dial DialFunc, topic string, abortCheck
 			wantPID, wantEpoch = pid, e0+1
 		}
 		if err := s.endV2(ctx, expect, st.what, st.commit, st.epoch, st.want, wantPID, wantEpoch); err != nil {
-			return err
+			return errors.Join(append(errs, err)...)
 		}
 	}
 	if err := step(expect, "Produce v12 at the epoch before the commit", kafkaerr.InvalidProducerEpoch, func() (kafkaerr.Code, error) {
 		c, _, err := s.produceAt(ctx, false, 1, 1, true)
 		return c, err
 	}); err != nil {
-		return err
+		return errors.Join(append(errs, err)...)
 	}
 	s.epoch, s.seq = e0+1, map[int32]int32{}
 	if err := step(expect, "Produce v12 at the new epoch", kafkaerr.None, func() (kafkaerr.Code, error) {
 		c, _, err := s.produceAt(ctx, false, 0, 1, true)
 		return c, err
 	}); err != nil {
-		return err
+		return errors.Join(append(errs, err)...)
 	}
-	if err := s.endV2(ctx, expect, "EndTxn v5(abort)", false, e0+1, kafkaerr.None, pid, e0+2); err != nil {
-		return err
+	if err := s.endDone(ctx, expect, "EndTxn v5(abort)", false, e0+1, pid, e0+2); err != nil {
+		return errors.Join(append(errs, err)...)
 	}
-	if err := s.endV2(ctx, expect, "EndTxn v5(abort) with nothing ongoing", false, e0+2, kafkaerr.None, pid, e0+3); err != nil {
-		return err
-	}
-	if err := s.endV2(ctx, expect, "EndTxn v5(abort) with nothing ongoing, retried", false, e0+2, kafkaerr.None, pid, e0+3); err != nil {
-		return err
+	if err := s.endDone(ctx, expect, "EndTxn v5(abort) with nothing ongoing", false, e0+2, pid, e0+3); err != nil {
+		return errors.Join(append(errs, err)...)
 	}
 	s.epoch, s.seq = e0+3, map[int32]int32{}
 	if err := s.offsetsV2(ctx, expect, pid); err != nil {
-		return err
+		return errors.Join(append(errs, err)...)
 	}
 	zombie := s.epoch
 	if err := step(expect, "Produce v12 before a second instance", kafkaerr.None, func() (kafkaerr.Code, error) {
 		c, _, err := s.produceAt(ctx, false, 0, 1, true)
 		return c, err
 	}); err != nil {
-		return err
+		return errors.Join(append(errs, err)...)
 	}
 	fresh := &txnSession{dial: dial, id: s.id, topic: topic, seq: map[int32]int32{}, conns: map[string]*protocol.Conn{},
 		timeout: 60000, caps: capsV2, coord: s.coord, leaders: s.leaders}
 	defer fresh.close()
 	if err := fresh.init(ctx); err != nil {
-		return err
+		return errors.Join(append(errs, err)...)
 	}
 	if fresh.pid != pid || fresh.epoch != zombie+2 {
 		errs = append(errs, fmt.Errorf("InitProducerId fencing an ongoing transaction: producer %d epoch %d; Kafka: %d epoch %d", fresh.pid, fresh.epoch, pid, zombie+2))
 	}
 	if err := s.endV2(ctx, expect, "the fenced instance's EndTxn v5(commit)", true, zombie, kafkaerr.ProducerFenced, -1, -1); err != nil {
-		return err
+		return errors.Join(append(errs, err)...)
 	}
 	if err := step(expect, "the fenced instance's Produce v12", kafkaerr.InvalidProducerEpoch, func() (kafkaerr.Code, error) {
 		c, _, err := s.produceAt(ctx, false, 0, 1, true)
 		return c, err
 	}); err != nil {
-		return err
+		return errors.Join(append(errs, err)...)
 	}
 	e := e0
 	want := []readBatch{{0, -1, e}, {3, 1, e + 1}, {4, -1, e + 1}, {5, 0, e + 2}, {6, -1, zombie}, {7, 0, zombie + 1}}
 	if final, err := s.waitStable(ctx, 0, 8); err != nil {
-		return err
+		return errors.Join(append(errs, err)...)
 	} else if !slices.Equal(final.batches, want) || !slices.Equal(final.aborted, []int64{4, 6}) {
 		errs = append(errs, fmt.Errorf("read_committed of partition 0: batches %v, aborted %v; Kafka's log: %v, aborted [4 6]", final.batches, final.aborted, want))
 	}
@@ -200,6 +196,45 @@ func (s *txnSession) endV2(ctx context.Context, expect expectFunc, what string, 
 			kafkaerr.UnknownServerError, kafkaerr.None)
 	}
 	return nil
+}
+
+// endDone is endV2 expecting NONE and the producer id and epoch given,
+// then the same end retried at the same epoch until the coordinator has
+// completed it (CONCURRENT_TRANSACTIONS while its markers are written),
+// which answers NONE with that producer id and epoch again.
+func (s *txnSession) endDone(ctx context.Context, expect expectFunc, what string, commit bool, epoch int16, wantPID int64, wantEpoch int16) error {
+	if err := s.endV2(ctx, expect, what, commit, epoch, kafkaerr.None, wantPID, wantEpoch); err != nil {
+		return err
+	}
+	for {
+		c, err := s.endCode(ctx, commit, epoch)
+		if err != nil {
+			return fmt.Errorf("%s, retried: %w", what, err)
+		}
+		if c != kafkaerr.ConcurrentTransactions {
+			return s.endV2(ctx, expect, what+", retried once complete", commit, epoch, kafkaerr.None, wantPID, wantEpoch)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: still completing: %w", what, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// endCode is EndTxn v5's code alone.
+func (s *txnSession) endCode(ctx context.Context, commit bool, epoch int16) (kafkaerr.Code, error) {
+	conn, err := s.conn(ctx, s.coord, false)
+	if err != nil {
+		return 0, err
+	}
+	req := kmsg.NewPtrEndTxnRequest()
+	req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = s.id, s.pid, epoch, commit
+	resp, err := conn.Request(ctx, req)
+	if err != nil {
+		return 0, err
+	}
+	return code(resp.(*kmsg.EndTxnResponse).ErrorCode), nil
 }
 
 // produceCapped is produceAt (a transactional batch) over a connection
@@ -255,7 +290,7 @@ func (s *txnSession) offsetsV2(ctx context.Context, expect expectFunc, pid int64
 	}); err != nil {
 		return err
 	}
-	if err := s.endV2(ctx, expect, "EndTxn v5(commit) of the offsets", true, s.epoch, kafkaerr.None, pid, s.epoch+1); err != nil {
+	if err := s.endDone(ctx, expect, "EndTxn v5(commit) of the offsets", true, s.epoch, pid, s.epoch+1); err != nil {
 		return err
 	}
 	s.epoch++
@@ -297,7 +332,7 @@ func timeoutAbortV2(ctx context.Context, base *txnSession, abortCheck time.Durat
 	if err := s.endV2(ctx, expect, "EndTxn v5(commit) after the timeout", true, epoch, kafkaerr.InvalidTxnState, -1, -1); err != nil {
 		return err
 	}
-	if err := s.endV2(ctx, expect, "EndTxn v5(abort) after the timeout", false, epoch, kafkaerr.None, s.pid, epoch+1); err != nil {
+	if err := s.endDone(ctx, expect, "EndTxn v5(abort) after the timeout", false, epoch, s.pid, epoch+1); err != nil {
 		return err
 	}
 	s.epoch, s.seq = epoch+1, map[int32]int32{}
