@@ -40,8 +40,8 @@ var capsV2 = map[int16]int16{0: 12, 22: 5, 24: 3, 25: 4, 26: 5, 28: 5}
 //     the zombie's EndTxn then PRODUCER_FENCED;
 //   - a transaction past its timeout is aborted at the epoch above; the
 //     producer's abort at its old epoch is then answered as a retry (NONE,
-//     the abort's epoch), its commit INVALID_TXN_STATE, and it goes on at
-//     the new epoch.
+//     the abort's epoch, once the abort is complete), its commit
+//     INVALID_TXN_STATE, and it goes on at the new epoch.
 func TransactionsV2(ctx context.Context, dial DialFunc, topic string, abortCheck time.Duration) error {
 	s := &txnSession{dial: dial, id: "kafkacheck-txn-v2", topic: topic, seq: map[int32]int32{},
 		conns: map[string]*protocol.Conn{}, timeout: 60000, caps: capsV2}
@@ -329,10 +329,10 @@ func timeoutAbortV2(ctx context.Context, base *txnSession, abortCheck time.Durat
 	}); err != nil {
 		return err
 	}
-	if err := s.endV2(ctx, expect, "EndTxn v5(commit) after the timeout", true, epoch, kafkaerr.InvalidTxnState, -1, -1); err != nil {
+	if err := s.endDone(ctx, expect, "EndTxn v5(abort) after the timeout", false, epoch, s.pid, epoch+1); err != nil {
 		return err
 	}
-	if err := s.endDone(ctx, expect, "EndTxn v5(abort) after the timeout", false, epoch, s.pid, epoch+1); err != nil {
+	if err := s.endV2(ctx, expect, "EndTxn v5(commit) after the timeout's abort", true, epoch, kafkaerr.InvalidTxnState, -1, -1); err != nil {
 		return err
 	}
 	s.epoch, s.seq = epoch+1, map[int32]int32{}
