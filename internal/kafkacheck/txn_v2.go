@@ -272,7 +272,7 @@ func (s *txnSession) offsetsV2(ctx context.Context, expect expectFunc, pid int64
 	key := fmt.Sprintf("%d/%v", gc, false)
 	main := s.conns[key]
 	delete(s.conns, key)
-	c4, err := s.commitOffset(ctx, gc, group, 1)
+	c4, err := settle(ctx, func() (kafkaerr.Code, error) { return s.commitOffset(ctx, gc, group, 1) })
 	if c := s.conns[key]; c != nil {
 		c.Close()
 	}
@@ -286,7 +286,8 @@ func (s *txnSession) offsetsV2(ctx context.Context, expect expectFunc, pid int64
 	}
 	expect("TxnOffsetCommit v4 with nothing ongoing, no AddOffsetsToTxn", c4, kafkaerr.TransactionAbortable)
 	if err := step(expect, "TxnOffsetCommit v5 with nothing ongoing, no AddOffsetsToTxn", kafkaerr.None, func() (kafkaerr.Code, error) {
-		return s.commitOffset(ctx, gc, group, 2)
+		// A new cluster's group coordinator may still be loading.
+		return settle(ctx, func() (kafkaerr.Code, error) { return s.commitOffset(ctx, gc, group, 2) })
 	}); err != nil {
 		return err
 	}
