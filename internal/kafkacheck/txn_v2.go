@@ -330,6 +330,11 @@ func timeoutAbortV2(ctx context.Context, base *txnSession, abortCheck time.Durat
 	}); err != nil {
 		return err
 	}
+	// CONCURRENT_TRANSACTIONS until the coordinator has completed the
+	// abort, as Kafka 4.4 answers.
+	if _, err := settle(ctx, func() (kafkaerr.Code, error) { return s.endCode(ctx, false, epoch) }); err != nil {
+		return err
+	}
 	if err := s.endDone(ctx, expect, "EndTxn v5(abort) after the timeout", false, epoch, s.pid, epoch+1); err != nil {
 		return err
 	}
