@@ -15,10 +15,10 @@ import (
 // UNKNOWN_MEMBER_ID for one that has, as Kafka 4.x's coordinator answers.
 // As in Kafka 3.6+, the transaction must hold the group's
 // __consumer_offsets partition (AddOffsetsToTxn; else INVALID_TXN_STATE,
-// TRANSACTION_ABORTABLE from v4); under transactions v2, v5 adds it to the
-// transaction (starting one if none is ongoing), as Kafka 4.x does. The offsets are pending until the
-// transaction commits (Cluster.CommittedOffsets then has them) and
-// dropped if it aborts.
+// TRANSACTION_ABORTABLE from v4); under transactions v2, v5 adds it to
+// the transaction (starting one if none is ongoing), as Kafka 4.x does.
+// The offsets are pending until the transaction commits
+// (Cluster.CommittedOffsets then has them) and dropped if it aborts.
 func (b *broker) txnOffsetCommit(ctx context.Context, r *kmsg.TxnOffsetCommitRequest) kmsg.Response {
 	c := b.c
 	resp := r.ResponseKind().(*kmsg.TxnOffsetCommitResponse)

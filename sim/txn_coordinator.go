@@ -225,7 +225,9 @@ func (c *Cluster) coordAddLocked(id string, pid int64, epoch int16, p tp, now ti
 	if code := m.check(pid, epoch); code != errNone {
 		return code
 	}
-	return m.addImplicitly(pid, epoch, p, now)
+	// The producer's current epoch adds p, starting a transaction if none
+	// is ongoing (CONCURRENT_TRANSACTIONS while one is being completed).
+	return m.addPartitions(pid, epoch, []tp{p}, now)
 }
 
 // verifyTxnLocked is the check a partition leader makes with the

@@ -77,9 +77,6 @@ type txnMeta struct {
 	// offsets are TxnOffsetCommit's offsets, by group, committed with the
 	// transaction and dropped if it aborts.
 	offsets map[string]map[tp]int64
-	// v2 reports that the transaction was begun or ended by a
-	// transactions v2 request (Produce v12, TxnOffsetCommit v5, EndTxn v5).
-	v2 bool
 	// nextPID is, while a transactions v2 end that exhausted the epoch
 	// completes, the producer id it rotates to (else -1).
 	nextPID int64
@@ -177,7 +174,6 @@ func (m *txnMeta) addPartitions(pid int64, epoch int16, parts []tp, now time.Tim
 		m.started = now
 		m.parts = map[tp]bool{}
 		m.offsets = nil
-		m.v2 = false
 	}
 	for _, p := range parts {
 		m.parts[p] = true

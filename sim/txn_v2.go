@@ -94,7 +94,6 @@ func (m *txnMeta) prepareV2(commit bool, newPID func() int64, now time.Time) end
 		m.nextPID = newPID()
 	}
 	m.lastEpoch, m.epoch = m.epoch, m.epoch+1
-	m.v2 = true
 	m.prepare(commit, now)
 	if m.nextPID >= 0 {
 		return endV2{code: errNone, pid: m.nextPID, epoch: 0, prepared: true}
@@ -102,14 +101,3 @@ func (m *txnMeta) prepareV2(commit bool, newPID func() int64, now time.Time) end
 	return endV2{code: errNone, pid: m.pid, epoch: m.epoch, prepared: true}
 }
 
-// addImplicitly is the coordinator's side of a Produce v12 or
-// TxnOffsetCommit v5 under transactions v2: the producer's current epoch
-// adds p to its transaction, starting one if none is ongoing
-// (CONCURRENT_TRANSACTIONS while one is being completed).
-func (m *txnMeta) addImplicitly(pid int64, epoch int16, p tp, now time.Time) int16 {
-	code := m.addPartitions(pid, epoch, []tp{p}, now)
-	if code == errNone {
-		m.v2 = true
-	}
-	return code
-}
