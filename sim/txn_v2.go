@@ -100,4 +100,3 @@ func (m *txnMeta) prepareV2(commit bool, newPID func() int64, now time.Time) end
 	}
 	return endV2{code: errNone, pid: m.pid, epoch: m.epoch, prepared: true}
 }
-
