@@ -92,6 +92,7 @@ func TestCluster(t *testing.T) {
 	t.Run("acks-zero", func(t *testing.T) { testAcksZero(t, ctx, c) })
 	t.Run("describe-rules", func(t *testing.T) { testDescribeRules(t, ctx, c) })
 	t.Run("transactions", func(t *testing.T) { testTransactions(t, ctx, c) })
+	t.Run("transactions-v2", func(t *testing.T) { testTransactionsV2(t, ctx, c) })
 	t.Run("proxy", func(t *testing.T) { testProxy(t, ctx, c) })
 
 	t.Run("stop-start", func(t *testing.T) {

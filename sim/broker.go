@@ -324,6 +324,10 @@ func deref(s *string) string {
 
 // handle dispatches a decoded request.
 func (b *broker) handle(ctx context.Context, h reqHeader, req kmsg.Request) outcome {
+	if v, ok := txnV1Max[h.key]; ok && h.version > v && !b.c.cfg.txnV2() {
+		// A version of transactions v2 the cluster does not advertise.
+		return outcome{act: actClose}
+	}
 	switch r := req.(type) {
 	case *kmsg.ApiVersionsRequest:
 		return outcome{resp: b.apiVersions(r)}

@@ -60,9 +60,11 @@
 // the log start unmoved). The Recorder keeps every exchange and
 // every produced partition batch for assertions and for Dump.
 //
-// Transactions are simulated as transactions v1 (KIP-98, KIP-360,
-// KIP-447; Kafka 3.x brokers, with KIP-890 part 1's verification of
-// Kafka 3.6+). FindCoordinator finds a transactional id's coordinator,
+// Transactions are simulated as Kafka 4.4 has them: transactions v1
+// (KIP-98, KIP-360, KIP-447, with KIP-890 part 1's verification of Kafka
+// 3.6+) and, at the finalized feature transaction.version 2 that
+// ApiVersions advertises by default (TransactionVersion), transactions v2
+// (KIP-890 part 2, below). FindCoordinator finds a transactional id's coordinator,
 // the leader of its __transaction_state partition (Java's
 // String.hashCode of the id modulo TransactionStatePartitions; partition
 // p's replicas are brokers p, p+1 and p+2, the first running one taking
@@ -83,24 +85,32 @@
 // leader down or an election that lost it, and completes the transaction
 // once every marker is replicated. A transactional Produce is refused
 // unless its partition is in the producer's transaction
-// (INVALID_TXN_STATE, TRANSACTION_ABORTABLE from v11 and v12, whose
-// implicit add is not simulated; WithoutTxnVerification emulates brokers
+// (INVALID_TXN_STATE, TRANSACTION_ABORTABLE from v11, and v12 without
+// transactions v2; WithoutTxnVerification emulates brokers
 // before 3.6, which take it, the transaction then hanging there). The
 // coordinator aborts transactions open past their timeout
 // (transaction.timeout.ms, at most TransactionMaxTimeout) every
-// TransactionAbortCheck, bumping the epoch. Every replica keeps its open
+// TransactionAbortCheck, bumping the epoch (at transaction.version 2 the
+// old epoch is kept as the last: a retry naming it gets the new one).
+// Transactions v2: a transactional Produce v12 adds its partition to the
+// transaction (the leader asks the coordinator, as Kafka's
+// AddPartitionsToTxn v5 between brokers), TxnOffsetCommit v5 the group's;
+// EndTxn v5 bumps the epoch at every commit and abort and answers it (a
+// new producer id at epoch 0 once 32766 is reached), the markers carrying
+// it; a retry at the previous epoch is answered the current producer, and
+// an abort with nothing ongoing bumps the epoch. Every replica keeps its open
 // and completed transactions: the last stable offset, which Fetch and
 // ListOffsets with read_committed stop at, Fetch's aborted transactions,
 // DescribeProducers' transaction start offsets, restarts and truncations
-// included. TxnOffsetCommit v0-v4, at the group's coordinator, is minimal
+// included. TxnOffsetCommit v0-v5, at the group's coordinator, is minimal
 // but faithful: the group is a simple one (consumer groups are not
 // simulated), the offsets count only once the transaction commits
 // (Cluster.CommittedOffsets; OffsetFetch is not served) and are dropped
 // if it aborts. Cluster.DescribeTransaction, TransactionCoordinator and
 // GroupCoordinator show the coordinators. TransactionalIDACL authorizes
 // transactional ids.
-// Not simulated: transactions v2 (KIP-890 part 2), transactional id
-// expiration, a transaction log that loses writes or is loading
+// Not simulated: transactional id expiration, TxnOffsetCommit v6, a
+// transaction log that loses writes or is loading
 // (COORDINATOR_LOAD_IN_PROGRESS), DescribeTransactions and
 // ListTransactions, group ACLs.
 //

@@ -14,8 +14,25 @@ import (
 func (b *broker) apiVersions(r *kmsg.ApiVersionsRequest) kmsg.Response {
 	resp := r.ResponseKind().(*kmsg.ApiVersionsResponse)
 	resp.ApiKeys = apiVersionsFor(&b.c.cfg)
+	if b.c.cfg.txnFeature() {
+		// The feature Kafka 3.8+ brokers support, finalized at the
+		// cluster's level (a level-0 feature is not listed).
+		sf := kmsg.NewApiVersionsResponseSupportedFeature()
+		sf.Name, sf.MinVersion, sf.MaxVersion = txnVersionFeature, 0, 2
+		resp.SupportedFeatures = append(resp.SupportedFeatures, sf)
+		if lv := b.c.cfg.txnVersion; lv > 0 {
+			ff := kmsg.NewApiVersionsResponseFinalizedFeature()
+			ff.Name, ff.MinVersionLevel, ff.MaxVersionLevel = txnVersionFeature, lv, lv
+			resp.FinalizedFeatures = append(resp.FinalizedFeatures, ff)
+			resp.FinalizedFeaturesEpoch = 1
+		}
+	}
 	return resp
 }
+
+// txnVersionFeature is the feature naming the cluster's transactions
+// version (KIP-890 part 2).
+const txnVersionFeature = "transaction.version"
 
 // hostPort splits a broker address for metadata.
 func hostPort(addr string) (string, int32) {

@@ -321,8 +321,10 @@ func hasTransactionalBatch(r *kmsg.ProduceRequest) bool {
 // verifyTxnBatchLocked is Kafka 3.6+'s check of a transactional batch
 // before it is appended (KIP-890 part 1): unless the producer's
 // transaction is already open on the partition, the leader asks the
-// coordinator whether the partition is in it (verifyTxnLocked).
-// WithoutTxnVerification skips it, as older brokers do.
+// coordinator whether the partition is in it (verifyTxnLocked), or, for
+// a Produce v12 under transactions v2 (KIP-890 part 2), asks it to add
+// the partition (addTxnPartitionLocked). WithoutTxnVerification skips
+// it, as older brokers do.
 func (b *broker) verifyTxnBatchLocked(r *kmsg.ProduceRequest, pt *partition, raw []byte) int16 {
 	c := b.c
 	pid, epoch, ok := peekTxnBatch(raw)
@@ -331,6 +333,9 @@ func (b *broker) verifyTxnBatchLocked(r *kmsg.ProduceRequest, pt *partition, raw
 	}
 	if pe := pt.logs[b.id].pstate[pid]; pe != nil && pe.txnFirst >= 0 {
 		return errNone
+	}
+	if r.Version >= 12 && c.cfg.txnV2() {
+		return c.addTxnPartitionLocked(*r.TransactionID, pid, epoch, tp{pt.topic, pt.index}, time.Now())
 	}
 	return c.verifyTxnLocked(*r.TransactionID, pid, epoch, tp{pt.topic, pt.index}, r.Version)
 }

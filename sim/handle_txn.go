@@ -114,8 +114,9 @@ func (b *broker) addToTxnLocked(id string, pid int64, epoch int16, parts []tp) i
 	}
 }
 
-// endTxn answers EndTxn v0-v4 (transactions v1): the coordinator's
-// decision; the markers follow the answer.
+// endTxn answers EndTxn: the coordinator's decision, for v5
+// (transactions v2) with the producer id and the epoch it bumped to; the
+// markers follow the answer.
 func (b *broker) endTxn(ctx context.Context, r *kmsg.EndTxnRequest) kmsg.Response {
 	c := b.c
 	resp := r.ResponseKind().(*kmsg.EndTxnResponse)
@@ -131,7 +132,12 @@ func (b *broker) endTxn(ctx context.Context, r *kmsg.EndTxnRequest) kmsg.Respons
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	code := b.coordinatesLocked(&c.txn.txnLog, r.TransactionalID)
-	if code == errNone {
+	switch {
+	case code != errNone:
+	case r.Version >= 5:
+		d := c.endTxnV2Locked(r.TransactionalID, r.ProducerID, r.ProducerEpoch, r.Commit, time.Now())
+		code, resp.ProducerID, resp.ProducerEpoch = d.code, d.pid, d.epoch
+	default:
 		code = c.endTxnLocked(r.TransactionalID, r.ProducerID, r.ProducerEpoch, r.Commit, time.Now())
 	}
 	resp.ErrorCode = fencedAs(code, r.Version < 2)

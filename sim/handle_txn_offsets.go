@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -14,9 +15,10 @@ import (
 // UNKNOWN_MEMBER_ID for one that has, as Kafka 4.x's coordinator answers.
 // As in Kafka 3.6+, the transaction must hold the group's
 // __consumer_offsets partition (AddOffsetsToTxn; else INVALID_TXN_STATE,
-// TRANSACTION_ABORTABLE from v4). The offsets are pending until the
-// transaction commits (Cluster.CommittedOffsets then has them) and
-// dropped if it aborts.
+// TRANSACTION_ABORTABLE from v4); under transactions v2, v5 adds it to
+// the transaction (starting one if none is ongoing), as Kafka 4.x does.
+// The offsets are pending until the transaction commits
+// (Cluster.CommittedOffsets then has them) and dropped if it aborts.
 func (b *broker) txnOffsetCommit(ctx context.Context, r *kmsg.TxnOffsetCommitRequest) kmsg.Response {
 	c := b.c
 	resp := r.ResponseKind().(*kmsg.TxnOffsetCommitResponse)
@@ -72,7 +74,17 @@ func (b *broker) commitTxnOffsetsLocked(r *kmsg.TxnOffsetCommitRequest) int16 {
 	}
 	gp := t.groupPartition(r.Group)
 	m := t.txns[r.TransactionalID]
-	if !c.cfg.noTxnVerify {
+	if r.Version >= 5 && c.cfg.txnV2() {
+		// Transactions v2: the group's partition joins the transaction
+		// here, no AddOffsetsToTxn needed.
+		switch code := c.coordAddLocked(r.TransactionalID, r.ProducerID, r.ProducerEpoch, gp, time.Now()); code {
+		case errNone:
+		case errProducerFenced:
+			return errInvalidProducerEpoch
+		default:
+			return code
+		}
+	} else if !c.cfg.noTxnVerify {
 		code := errCoordinatorNotAvailable
 		if _, _, live := c.liveCoordinatorLocked(&t.txnLog, r.TransactionalID); live {
 			code = m.verify(r.ProducerID, r.ProducerEpoch, gp)

@@ -270,3 +270,20 @@ func TestKafkaTransactions(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestKafkaTransactionsV2 runs kafkacheck.TransactionsV2, which kafkatest's
+// TestCluster/transactions-v2 runs on Apache Kafka 4.4: a transactions v2
+// producer's requests (Produce v12 without AddPartitionsToTxn, EndTxn v5
+// bumping the epoch), fencing, a timeout and read_committed reads.
+func TestKafkaTransactionsV2(t *testing.T) {
+	const check = 100 * time.Millisecond
+	c := newTestCluster(t, Brokers(3), Topic("txn", 2, 3), TransactionAbortCheck(check))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dial := func(ctx context.Context, id int32, caps map[int16]int16) (*protocol.Conn, error) {
+		return protocol.Dial(ctx, c.Addrs()[id], protocol.ConnConfig{MaxVersions: caps})
+	}
+	if err := kafkacheck.TransactionsV2(ctx, dial, "txn", check); err != nil {
+		t.Fatal(err)
+	}
+}

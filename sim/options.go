@@ -48,6 +48,7 @@ type config struct {
 	txnMaxTimeout      time.Duration   // TransactionMaxTimeout
 	txnAbortCheck      time.Duration   // TransactionAbortCheck
 	noTxnVerify        bool            // WithoutTxnVerification
+	txnVersion         int16           // TransactionVersion
 }
 
 func defaultConfig() config {
@@ -67,7 +68,23 @@ func defaultConfig() config {
 		offsetsPartitions: 50,
 		txnMaxTimeout:     15 * time.Minute,
 		txnAbortCheck:     10 * time.Second,
+		txnVersion:        2,
 	}
+}
+
+// TransactionVersion sets the cluster's finalized feature
+// transaction.version (0 to 2), which ApiVersions advertises (supported
+// 0-2). The default, 2, is what a new Apache Kafka 4.x cluster finalizes:
+// transactions v2 (KIP-890 part 2), in which a transactional Produce v12
+// adds its partition to the transaction itself, TxnOffsetCommit v5 its
+// group's, and EndTxn v5 bumps the producer's epoch at every commit and
+// abort. Below 2 the cluster serves transactions v1 only: EndTxn up to v4,
+// AddOffsetsToTxn up to v3, TxnOffsetCommit up to v4, and a Produce v12
+// is taken as v11 (a partition must be added with AddPartitionsToTxn).
+// Pre25 and WithoutTxnVerification, which emulate brokers that predate
+// the feature, serve transactions v1 and advertise no feature.
+func TransactionVersion(level int16) Option {
+	return func(c *config) { c.txnVersion = min(max(level, 0), 2) }
 }
 
 // TransactionStatePartitions is Kafka's transaction.state.log.num.partitions
@@ -334,6 +351,13 @@ func (c *config) describeProducers() bool { return !c.noDescribe && !c.pre25 }
 // describeTopicPartitions reports whether the brokers serve
 // DescribeTopicPartitions (Kafka 3.8+: not a Pre25 broker).
 func (c *config) describeTopicPartitions() bool { return !c.pre25 && !c.noTopicIDs }
+
+// txnFeature reports whether the brokers know the feature
+// transaction.version (Kafka 3.8+: neither Pre25 nor WithoutTxnVerification).
+func (c *config) txnFeature() bool { return !c.pre25 && !c.noTxnVerify }
+
+// txnV2 reports whether the cluster serves transactions v2.
+func (c *config) txnV2() bool { return c.txnFeature() && c.txnVersion >= 2 }
 
 // topicIDs reports whether the brokers know topic ids (Metadata v10+).
 func (c *config) topicIDs() bool { return !c.pre25 && !c.noTopicIDs }

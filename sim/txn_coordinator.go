@@ -155,7 +155,7 @@ func (c *Cluster) initTxnLocked(id string, timeout time.Duration, expected *pidE
 	decision, code := m.initProducerID(timeout, expected, c.newPIDLocked, now)
 	switch decision {
 	case initFence:
-		m.fence(now)
+		m.fence(c.cfg.txnV2(), now)
 		c.log.Info("transaction fenced", "transactional.id", id, "producer", m.pid, "epoch", m.epoch)
 		c.beginMarkersLocked(m, now)
 		return -1, noEpoch, code
@@ -179,6 +179,55 @@ func (c *Cluster) endTxnLocked(id string, pid int64, epoch int16, commit bool, n
 		c.beginMarkersLocked(m, now)
 	}
 	return code
+}
+
+// endTxnV2Locked decides EndTxn v5 (transactions v2) at the coordinator;
+// on a move to Prepare, the markers begin.
+func (c *Cluster) endTxnV2Locked(id string, pid int64, epoch int16, commit bool, now time.Time) endV2 {
+	m := c.txn.txns[id]
+	d := m.endTxnV2(pid, epoch, commit, c.newPIDLocked, now)
+	if d.prepared {
+		c.log.Info("transaction ending", "transactional.id", id, "state", m.state, "partitions", len(m.parts),
+			"producer", m.pid, "epoch", m.epoch)
+		c.beginMarkersLocked(m, now)
+	}
+	return d
+}
+
+// addTxnPartitionLocked is what a partition leader does with a
+// transactional Produce v12 under transactions v2: it asks the
+// coordinator to add p to the producer's transaction (Kafka's
+// AddPartitionsToTxn v5 between brokers) and answers as it answers a
+// verification (verifyTxnLocked): CONCURRENT_TRANSACTIONS and an
+// unreachable coordinator NOT_ENOUGH_REPLICAS, PRODUCER_FENCED
+// INVALID_PRODUCER_EPOCH.
+func (c *Cluster) addTxnPartitionLocked(id string, pid int64, epoch int16, p tp, now time.Time) int16 {
+	switch code := c.coordAddLocked(id, pid, epoch, p, now); code {
+	case errConcurrentTransactions, errCoordinatorNotAvailable:
+		return errNotEnoughReplicas
+	case errProducerFenced:
+		return errInvalidProducerEpoch
+	default:
+		return code
+	}
+}
+
+// coordAddLocked is the coordinator's answer to a broker adding p to
+// transactional id's transaction for the producer at epoch.
+func (c *Cluster) coordAddLocked(id string, pid int64, epoch int16, p tp, now time.Time) int16 {
+	switch _, _, live := c.liveCoordinatorLocked(&c.txn.txnLog, id); {
+	case id == "":
+		return errInvalidRequest
+	case !live:
+		return errCoordinatorNotAvailable
+	}
+	m := c.txn.txns[id]
+	if code := m.check(pid, epoch); code != errNone {
+		return code
+	}
+	// The producer's current epoch adds p, starting a transaction if none
+	// is ongoing (CONCURRENT_TRANSACTIONS while one is being completed).
+	return m.addPartitions(pid, epoch, []tp{p}, now)
 }
 
 // verifyTxnLocked is the check a partition leader makes with the

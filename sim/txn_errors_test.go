@@ -119,12 +119,13 @@ func addOffsetsAt(tc *testConn, v int16, x *txnClient, group string) int16 {
 	return tc.do(req).(*kmsg.AddOffsetsToTxnResponse).ErrorCode
 }
 
-// TestTxnProduceChecks checks transactional Produce: the partition must be
+// TestTxnProduceChecks checks transactional Produce under transactions v1
+// (Produce v12 is taken as v11): the partition must be
 // in the transaction (Kafka 3.6+'s verification), at the producer's
 // epoch, with a transactional id, and a producer with a transaction open
 // on a partition cannot write a plain batch there.
 func TestTxnProduceChecks(t *testing.T) {
-	c := newTestCluster(t, Brokers(3), Topic("t", 2, 3))
+	c := newTestCluster(t, Brokers(3), Topic("t", 2, 3), TransactionVersion(1))
 	x := newTxnClient(t, c, "tx")
 	x.init()
 	t0, t1 := tp{"t", 0}, tp{"t", 1}

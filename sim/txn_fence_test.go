@@ -127,11 +127,11 @@ func TestTxnMarkersWaitForTheLeader(t *testing.T) {
 	}
 }
 
-// TestTxnTimeout: a transaction left open past its timeout is aborted by
-// the coordinator, which bumps the epoch: the producer's next requests at
+// TestTxnTimeout: on a transactions v1 cluster a transaction left open
+// past its timeout is aborted by the coordinator, which bumps the epoch: the producer's next requests at
 // its epoch are fenced and none of its records is read_committed.
 func TestTxnTimeout(t *testing.T) {
-	c := newTestCluster(t, Brokers(1), Topic("t", 1, 1), TransactionAbortCheck(10*time.Millisecond))
+	c := newTestCluster(t, Brokers(1), Topic("t", 1, 1), TransactionAbortCheck(10*time.Millisecond), TransactionVersion(1))
 	x := newTxnClient(t, c, "tx")
 	x.timeoutMs = 50
 	x.init()

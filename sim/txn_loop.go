@@ -146,7 +146,7 @@ func (c *Cluster) abortTimedOutLocked(now time.Time) {
 		if _, _, live := c.liveCoordinatorLocked(&c.txn.txnLog, id); !live {
 			continue
 		}
-		m.fence(now)
+		m.fence(c.cfg.txnV2(), now)
 		c.log.Info("transaction timed out", "transactional.id", id, "producer", m.pid, "epoch", m.epoch)
 		c.beginMarkersLocked(m, now)
 	}

@@ -77,6 +77,9 @@ type txnMeta struct {
 	// offsets are TxnOffsetCommit's offsets, by group, committed with the
 	// transaction and dropped if it aborts.
 	offsets map[string]map[tp]int64
+	// nextPID is, while a transactions v2 end that exhausted the epoch
+	// completes, the producer id it rotates to (else -1).
+	nextPID int64
 }
 
 // pidEpoch is a producer id and epoch a request names.
@@ -87,7 +90,7 @@ type pidEpoch struct {
 
 // newTxnMeta is a transactional id seen for the first time, given pid.
 func newTxnMeta(id string, pid int64, timeout time.Duration, now time.Time) *txnMeta {
-	return &txnMeta{id: id, pid: pid, prevPID: -1, epoch: noEpoch, lastEpoch: noEpoch,
+	return &txnMeta{id: id, pid: pid, prevPID: -1, nextPID: -1, epoch: noEpoch, lastEpoch: noEpoch,
 		timeout: timeout, state: TxnEmpty, parts: map[tp]bool{}, updated: now}
 }
 
@@ -207,10 +210,17 @@ func (m *txnMeta) endTxn(pid int64, epoch int16, commit bool, now time.Time) (pr
 // fence bumps the epoch of an ongoing transaction and aborts it, as
 // Kafka's PrepareEpochFence does for InitProducerId and for a transaction
 // past its timeout: the producer's requests at the old epoch are refused
-// from then on, and the markers carry the new epoch.
-func (m *txnMeta) fence(now time.Time) {
+// from then on, and the markers carry the new epoch. On a transactions v2
+// cluster (v2) the abort is a v2 end, which keeps the old epoch as the
+// last one: a retry naming it (InitProducerId, EndTxn v5's abort) is
+// answered the new epoch.
+func (m *txnMeta) fence(v2 bool, now time.Time) {
 	m.state = TxnPrepareEpochFence
-	m.epoch, m.lastEpoch = m.epoch+1, noEpoch
+	last := int16(noEpoch)
+	if v2 {
+		last = m.epoch
+	}
+	m.epoch, m.lastEpoch = m.epoch+1, last
 	m.prepare(false, now)
 }
 
@@ -235,6 +245,11 @@ func (m *txnMeta) complete(now time.Time) {
 	}
 	m.updated = now
 	m.parts, m.markers, m.done, m.offsets = map[tp]bool{}, nil, nil, nil
+	if m.nextPID >= 0 {
+		// Transactions v2 exhausted the epoch: the markers carried 32767,
+		// the producer goes on as the new id at epoch 0.
+		m.prevPID, m.pid, m.epoch, m.nextPID = m.pid, m.nextPID, 0, -1
+	}
 }
 
 // timedOut reports whether the transaction is ongoing past its timeout.

@@ -179,7 +179,7 @@ func TestTxnFenceAndComplete(t *testing.T) {
 	m := initialized(t)
 	m.lastEpoch = 0
 	m.addPartitions(100, 0, []tp{p0, p1}, time.Unix(3, 0))
-	m.fence(time.Unix(4, 0))
+	m.fence(false, time.Unix(4, 0))
 	if m.state != TxnPrepareAbort || m.epoch != 1 || m.lastEpoch != noEpoch || len(m.parts) != 2 {
 		t.Fatalf("fenced: %v epoch %d last %d, %d partitions", m.state, m.epoch, m.lastEpoch, len(m.parts))
 	}
@@ -275,9 +275,10 @@ func TestJavaHashPlacement(t *testing.T) {
 	}
 }
 
-// TestTxnAPIVersions: ApiVersions advertises the transactional APIs at
-// transactions v1's versions, and the decoder refuses the versions above
-// (transactions v2's), which Kafka would serve.
+// TestTxnAPIVersions: a cluster without transactions v2 advertises the
+// transactional APIs at transactions v1's versions, and the decoder
+// refuses the versions above the highest served (TxnOffsetCommit v6 names
+// topics by id; AddPartitionsToTxn v4+ is between brokers).
 func TestTxnAPIVersions(t *testing.T) {
 	want := map[int16][2]int16{22: {0, 5}, 24: {0, 3}, 25: {0, 3}, 26: {0, 4}, 28: {0, 4}}
 	for _, k := range apiVersionsFor(&config{}) {

@@ -26,17 +26,22 @@ var apiVersions = []kmsg.ApiVersionsResponseApiKey{
 	{ApiKey: 22, MinVersion: 0, MaxVersion: 5}, // InitProducerId
 	{ApiKey: 23, MinVersion: 0, MaxVersion: 4}, // OffsetForLeaderEpoch
 	{ApiKey: 24, MinVersion: 0, MaxVersion: 3}, // AddPartitionsToTxn (v4+: broker to broker, transactions v2)
-	{ApiKey: 25, MinVersion: 0, MaxVersion: 3}, // AddOffsetsToTxn (v4: transactions v2)
-	{ApiKey: 26, MinVersion: 0, MaxVersion: 4}, // EndTxn (v5: transactions v2)
-	{ApiKey: 28, MinVersion: 0, MaxVersion: 4}, // TxnOffsetCommit (v5: transactions v2)
+	{ApiKey: 25, MinVersion: 0, MaxVersion: 4}, // AddOffsetsToTxn (v4: transactions v2)
+	{ApiKey: 26, MinVersion: 0, MaxVersion: 5}, // EndTxn (v5: transactions v2)
+	{ApiKey: 28, MinVersion: 0, MaxVersion: 5}, // TxnOffsetCommit (v5: transactions v2; v6 names topics by id)
 	{ApiKey: 36, MinVersion: 0, MaxVersion: 2}, // SaslAuthenticate
 	{ApiKey: 61, MinVersion: 0, MaxVersion: 0}, // DescribeProducers (Kafka 2.8+)
 	{ApiKey: 75, MinVersion: 0, MaxVersion: 0}, // DescribeTopicPartitions (Kafka 3.8+)
 }
 
+// txnV1Max are the highest versions of the transactional APIs a cluster
+// serving transactions v1 only advertises (TransactionVersion below 2).
+var txnV1Max = map[int16]int16{25: 3, 26: 4, 28: 4}
+
 // apiVersionsFor is what a cluster advertises: every API, except
 // DescribeProducers and DescribeTopicPartitions on brokers that predate
-// them.
+// them, and the transactional APIs up to transactions v1's versions on a
+// cluster without transactions v2.
 func apiVersionsFor(cfg *config) []kmsg.ApiVersionsResponseApiKey {
 	keys := slices.DeleteFunc(slices.Clone(apiVersions), func(k kmsg.ApiVersionsResponseApiKey) bool {
 		return (k.ApiKey == 61 && !cfg.describeProducers()) || (k.ApiKey == 75 && !cfg.describeTopicPartitions())
@@ -44,6 +49,9 @@ func apiVersionsFor(cfg *config) []kmsg.ApiVersionsResponseApiKey {
 	for i := range keys {
 		if keys[i].ApiKey == 3 && !cfg.topicIDs() {
 			keys[i].MaxVersion = 9 // Metadata v10 brought topic ids (Kafka 2.8)
+		}
+		if v, ok := txnV1Max[keys[i].ApiKey]; ok && !cfg.txnV2() {
+			keys[i].MaxVersion = v
 		}
 	}
 	return keys

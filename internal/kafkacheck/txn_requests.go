@@ -38,7 +38,8 @@ type txnSession struct {
 	epoch   int16
 	seq     map[int32]int32
 	conns   map[string]*protocol.Conn
-	timeout int32 // transaction.timeout.ms asked
+	timeout int32           // transaction.timeout.ms asked
+	caps    map[int16]int16 // the versions when not old (nil: capsV1)
 }
 
 // conn is a connection to broker id with caps, dialed once.
@@ -48,6 +49,9 @@ func (s *txnSession) conn(ctx context.Context, id int32, old bool) (*protocol.Co
 		return c, nil
 	}
 	caps := capsV1
+	if s.caps != nil {
+		caps = s.caps
+	}
 	if old {
 		caps = capsOld
 	}
