@@ -112,6 +112,16 @@ type txnWorld struct {
 	denied TopicPartition
 	drng   *rand.Rand // the denials' draws (a denied topic; the transactional id refused at FindCoordinator)
 
+	// Splits (a stream of their own): in walks with them, some batches of
+	// two or more records are too large for the broker
+	// (MESSAGE_TOO_LARGE); the caller answers each NeedSplit later, with
+	// two halves (SplitBatch), as the client does.
+	srng   *rand.Rand
+	splits bool
+	big    map[BatchID]bool
+	recs   map[BatchID]int32 // the records of a split's parts
+	splitQ []NeedSplit
+
 	nextID   BatchID
 	txns     int // transactions begun
 	inTxn    int // batches enqueued in the open transaction
@@ -251,7 +261,12 @@ func (w *txnWorld) event(e Event) {
 				w.fail("fatal without a newer instance: %v", x.Err)
 			}
 		}
-	case DataLoss, NeedSplit, NeedProducerID:
+	case NeedSplit:
+		if !w.big[x.ID] {
+			w.fail("split asked for batch %d, not too large", x.ID)
+		}
+		w.splitQ = append(w.splitQ, x)
+	case DataLoss, NeedProducerID:
 		w.fail("unexpected %T %v", e, e)
 	}
 }
@@ -512,6 +527,12 @@ func (w *txnWorld) processProduce(tp TopicPartition) {
 		w.ansQ[tp] = append(w.ansQ[tp], Answer{TP: tp, ID: s.ID, Response: Response{Code: kafkaerr.Transport, Class: MaybeAppended, LogStartOffset: -1}})
 		return
 	}
+	if w.big[s.ID] {
+		w.stats["too large"]++
+		w.logf("produce %v -> MESSAGE_TOO_LARGE", s)
+		w.ansQ[tp] = append(w.ansQ[tp], Answer{TP: tp, ID: s.ID, Response: Response{Code: kafkaerr.MessageTooLarge, Class: NotAppended, LogStartOffset: -1}})
+		return
+	}
 	p := w.m.part(tp)
 	before := len(p.log)
 	code, base := w.m.produce(tp, s, w.records(s.ID))
@@ -538,7 +559,12 @@ func (w *txnWorld) processProduce(tp TopicPartition) {
 	w.ansQ[tp] = append(w.ansQ[tp], Answer{TP: tp, ID: s.ID, Response: r})
 }
 
-func (w *txnWorld) records(id BatchID) int32 { return int32(1 + id%3) }
+func (w *txnWorld) records(id BatchID) int32 {
+	if n, ok := w.recs[id]; ok {
+		return n
+	}
+	return int32(1 + id%3)
+}
 
 // app plays the application: begin, produce, commit or abort.
 func (w *txnWorld) app(tail bool) bool {
@@ -566,6 +592,9 @@ func (w *txnWorld) app(tail bool) bool {
 			w.order[tp] = append(w.order[tp], id)
 			w.inTxn++
 			nb := NewBatch{TP: tp, ID: id, Records: w.records(id)}
+			if w.splits && nb.Records >= 2 && w.srng.IntN(3) == 0 {
+				w.big[id] = true
+			}
 			if w.deadlines {
 				nb.Deadline = w.now.Add(time.Duration(200+w.rng.IntN(3000)) * time.Millisecond)
 			}
@@ -621,6 +650,9 @@ func (w *txnWorld) act(tail bool) bool {
 	}
 	if w.creq != nil {
 		acts = append(acts, w.processCoord)
+	}
+	if len(w.splitQ) > 0 {
+		acts = append(acts, w.split)
 	}
 	if len(w.cans) > 0 {
 		acts = append(acts, func() {
@@ -815,8 +847,30 @@ func (w *txnWorld) check() {
 	}
 }
 
+// split answers the first NeedSplit: the batch's records in two parts,
+// in its place (it has no outcome of its own from then on).
+func (w *txnWorld) split() {
+	ns := w.splitQ[0]
+	w.splitQ = w.splitQ[1:]
+	n := w.records(ns.ID)
+	var parts []Part
+	var ids []BatchID
+	for _, r := range []int32{n / 2, n - n/2} {
+		w.nextID++
+		w.recs[w.nextID] = r
+		w.batchTP[w.nextID] = ns.TP
+		parts = append(parts, Part{ID: w.nextID, Records: r})
+		ids = append(ids, w.nextID)
+	}
+	delete(w.batchTP, ns.ID)
+	i := slices.Index(w.order[ns.TP], ns.ID)
+	w.order[ns.TP] = slices.Replace(w.order[ns.TP], i, i+1, ids...)
+	w.stats["split"]++
+	w.step(SplitBatch{TP: ns.TP, ID: ns.ID, Parts: parts})
+}
+
 func (w *txnWorld) quiet() bool {
-	if w.find || w.findGroup || w.creq != nil || len(w.cans) > 0 || len(w.reads) > 0 || len(w.meta) > 0 {
+	if w.find || w.findGroup || w.creq != nil || len(w.cans) > 0 || len(w.reads) > 0 || len(w.meta) > 0 || len(w.splitQ) > 0 {
 		return false
 	}
 	for _, tp := range w.tps {
@@ -848,6 +902,8 @@ func playTxnWalk(t *testing.T, seed uint64, stats map[string]int) {
 	}
 	// A transaction.version 2 cluster, from a stream of its own.
 	w.c.tv2 = !w.c.old && rand.New(rand.NewPCG(seed, 0x7e2)).IntN(2) == 0
+	w.srng = rand.New(rand.NewPCG(seed, 0x5b117))
+	w.splits, w.big, w.recs = w.srng.IntN(5) == 0, map[BatchID]bool{}, map[BatchID]int32{}
 	w.drng = rand.New(rand.NewPCG(seed, 0xde41ed))
 	if w.drng.IntN(8) == 0 {
 		w.denied = TopicPartition{Topic: "denied", Partition: 0}
