@@ -55,8 +55,8 @@ var (
 	ErrNotTransactional = errors.New("client: the producer is not transactional")
 	// ErrTxnInProgress: a transaction call while another is under way (a
 	// commit, an abort or SendOffsetsToTransaction not yet ended, its
-	// caller's context perhaps ended); also ErrTxnState. Nothing changed:
-	// call it again once the other has ended.
+	// caller's context perhaps ended); also ErrTxnState. The call under
+	// way goes on unaffected: call this one again once it has ended.
 	ErrTxnInProgress = errors.New("client: another transaction call is under way")
 )
 

@@ -425,8 +425,8 @@ func TestTxnAbortableCarriesTheCode(t *testing.T) {
 
 // TestTxnCallWhileAnotherIsUnderWay: a transaction call while another
 // (a commit whose context ended) is under way is refused with
-// ErrTxnInProgress (also ErrTxnState), and changes nothing: the commit
-// still ends as it would have.
+// ErrTxnInProgress (also ErrTxnState); the commit goes on and ends as it
+// would have.
 func TestTxnCallWhileAnotherIsUnderWay(t *testing.T) {
 	c := newCluster(t, 3)
 	p := txnProducer(t, c, "tx-conflict")
