@@ -115,6 +115,23 @@ func brokerError(err error) error {
 	return authError(err)
 }
 
+// txnBrokerError lets a transaction error of the machine that a Kafka
+// code caused (*idempotence.TxnCodeError) match that code's protocol
+// error too, as brokerError does for a record's: errors.Is with
+// protocol.ErrProducerFenced and the like, errors.As with
+// *protocol.KafkaError. Its text, which names the code, is unchanged.
+func txnBrokerError(err error) error {
+	var ce *idempotence.TxnCodeError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	code, ok := ce.Code.Wire()
+	if !ok {
+		return err
+	}
+	return &matching{err: err, also: protocol.ErrorForCode(code)}
+}
+
 // authError marks authorization failures from the broker.
 func authError(err error) error {
 	var ke *protocol.KafkaError

@@ -87,10 +87,15 @@ func (l *loop) txnCall(c txnCallIn) {
 		t.waiters = append(t.waiters, c.done)
 		return
 	case t.call != 0:
-		c.done <- fmt.Errorf("%w: %v while %v is under way", ErrTxnState, c.kind, t.call)
+		c.done <- fmt.Errorf("%w (%v): %w", ErrTxnInProgress, t.call, ErrTxnState)
 		return
 	case (c.kind == txnCommit || c.kind == txnSendOffsets) && t.abortable != nil:
 		c.done <- t.abortable
+		return
+	case c.kind == txnBegin && t.abortable != nil:
+		// Refused with the cause, so that the caller learns it must
+		// abort (as from a commit), not only that Begin is misplaced.
+		c.done <- fmt.Errorf("%w: abort the transaction first: %w", ErrTxnState, t.abortable)
 		return
 	}
 	t.call, t.waiters = c.kind, append(t.waiters[:0], c.done)
@@ -133,6 +138,7 @@ func (l *loop) txnEvent(ev idempotence.Event) {
 	case idempotence.TxnRefused:
 		l.txnAnswer(e.Err)
 	case idempotence.TxnStateChanged:
+		e.Err = txnBrokerError(e.Err)
 		l.p.log.Debug("rollsafe: transaction state", "state", e.State.String(), "err", e.Err)
 		if e.State != idempotence.TxnAbortableError {
 			t.abortable = nil

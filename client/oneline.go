@@ -110,6 +110,15 @@ type wrapped struct {
 func (w *wrapped) Error() string   { return w.err.Error() + ": " + w.also.Error() }
 func (w *wrapped) Unwrap() []error { return []error{w.err, w.also} }
 
+// matching is err that also matches also, with err's text alone (it says
+// what also would).
+type matching struct {
+	err, also error
+}
+
+func (m *matching) Error() string   { return m.err.Error() }
+func (m *matching) Unwrap() []error { return []error{m.err, m.also} }
+
 // contextError is a record refused because its context ended before the
 // producer accepted it.
 func contextError(err error) error {

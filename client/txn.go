@@ -20,9 +20,16 @@ import (
 //   - fatal: ErrTxnFatal, with ErrFenced when a newer instance with the
 //     same transactional id took over; close the producer.
 //
+// An abortable or fatal error a broker's code caused also matches that
+// code's protocol error (errors.Is with protocol.ErrTopicAuthorizationFailed,
+// protocol.ErrProducerFenced…; errors.As with *protocol.KafkaError), as a
+// record's error does; its text names the code.
+//
 // ErrTxnState says the call is not allowed now (a commit without a
 // transaction): a mistake of the program, which the producer's state does
-// not change.
+// not change. A call while another transaction call is under way is also
+// ErrTxnInProgress; BeginTransaction while the transaction must be aborted
+// is also the ErrTxnAbortable error that says why.
 var (
 	// ErrAborted: the record's transaction was aborted; a read_committed
 	// reader never sees it. Joined with ErrNotWritten if it was never
@@ -46,6 +53,11 @@ var (
 	// ErrNotTransactional: a transaction call on a producer without
 	// TransactionalID (also ErrTxnState).
 	ErrNotTransactional = errors.New("client: the producer is not transactional")
+	// ErrTxnInProgress: a transaction call while another is under way (a
+	// commit, an abort or SendOffsetsToTransaction not yet ended, its
+	// caller's context perhaps ended); also ErrTxnState. The call under
+	// way goes on unaffected: call this one again once it has ended.
+	ErrTxnInProgress = errors.New("client: another transaction call is under way")
 )
 
 var (
@@ -74,7 +86,10 @@ func (p *Producer) InitTransactions(ctx context.Context) error {
 
 // BeginTransaction opens a transaction: records produced from now until
 // CommitTransaction or AbortTransaction belong to it. It does not contact
-// the cluster.
+// the cluster. While the last transaction must be aborted it is refused
+// with ErrTxnState joined with that ErrTxnAbortable error (its cause
+// included); while another transaction call is under way, with
+// ErrTxnInProgress.
 func (p *Producer) BeginTransaction() error {
 	if p.cfg.txnID == "" {
 		return publicError(errNotTransactional)

@@ -36,8 +36,8 @@ type TxnOffset struct {
 // (AddOffsetsToTxn), then hands the offsets to the group's coordinator
 // (TxnOffsetCommit, with the group's generation, member and instance ids
 // from brokers 2.5 on), and returns once it has them. Records may be
-// produced meanwhile; CommitTransaction and AbortTransaction wait for it
-// to end (ErrTxnState while it runs). ErrTxnAbortable: the offsets cannot
+// produced meanwhile; CommitTransaction and AbortTransaction are refused
+// while it runs (ErrTxnInProgress, also ErrTxnState). ErrTxnAbortable: the offsets cannot
 // be committed (the group moved on to a newer generation, or refused
 // access); call AbortTransaction. If ctx ends first, the call goes on:
 // call SendOffsetsToTransaction again to wait for its outcome (the

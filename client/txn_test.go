@@ -12,6 +12,8 @@ import (
 
 	"github.com/rollsafe/rollsafe/client"
 	"github.com/rollsafe/rollsafe/client/readback"
+	"github.com/rollsafe/rollsafe/kafkaerr"
+	"github.com/rollsafe/rollsafe/protocol"
 	"github.com/rollsafe/rollsafe/sim"
 )
 
@@ -384,4 +386,81 @@ func TestTxnIDNotAuthorizedIsFatal(t *testing.T) {
 	require.ErrorIs(t, err, client.ErrTxnFatal)
 	require.NotErrorIs(t, err, context.DeadlineExceeded)
 	require.Contains(t, err.Error(), "TRANSACTIONAL_ID_AUTHORIZATION_FAILED")
+}
+
+// TestTxnAbortableCarriesTheCode: a record the leader refused makes the
+// transaction abortable; the commit's error carries the leader's code
+// (errors.Is with protocol's sentinel, errors.As *protocol.KafkaError),
+// and BeginTransaction before the abort is refused with that same
+// abortable error (ErrTxnState and ErrTxnAbortable), on one line.
+func TestTxnAbortableCarriesTheCode(t *testing.T) {
+	c := newCluster(t, 1)
+	p := txnProducer(t, c, "tx-code")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	require.NoError(t, p.InitTransactions(ctx))
+	require.NoError(t, p.BeginTransaction())
+	require.NoError(t, c.InjectError("t", 0, int16(kafkaerr.TopicAuthorizationFailed), 1))
+	r := newRun()
+	r.produce(ctx, t, p, "t", "a", 1, 1)
+	err := p.CommitTransaction(ctx)
+	require.ErrorIs(t, err, client.ErrTxnAbortable)
+	require.ErrorIs(t, err, protocol.ErrTopicAuthorizationFailed)
+	var ke *protocol.KafkaError
+	require.ErrorAs(t, err, &ke)
+	require.Equal(t, int16(kafkaerr.TopicAuthorizationFailed), ke.Code)
+
+	begin := p.BeginTransaction()
+	require.ErrorIs(t, begin, client.ErrTxnState)
+	require.ErrorIs(t, begin, client.ErrTxnAbortable, "the cause the transaction must be aborted for")
+	require.ErrorIs(t, begin, protocol.ErrTopicAuthorizationFailed)
+	require.NotContains(t, begin.Error(), "\n")
+	require.Contains(t, begin.Error(), "TOPIC_AUTHORIZATION_FAILED")
+
+	require.NoError(t, p.AbortTransaction(ctx))
+	r.wg.Wait()
+	require.NoError(t, p.BeginTransaction())
+	require.NoError(t, p.CommitTransaction(ctx))
+}
+
+// TestTxnCallWhileAnotherIsUnderWay: a transaction call while another
+// (a commit whose context ended) is under way is refused with
+// ErrTxnInProgress (also ErrTxnState); the commit goes on and ends as it
+// would have.
+func TestTxnCallWhileAnotherIsUnderWay(t *testing.T) {
+	c := newCluster(t, 3)
+	p := txnProducer(t, c, "tx-conflict")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	require.NoError(t, p.InitTransactions(ctx))
+	require.NoError(t, p.BeginTransaction())
+	r := newRun()
+	r.produce(ctx, t, p, "t", "c", 10, 3)
+	waitRecords(t, c, "t", 10) // the commit has no record left to hand over
+	coord := c.TransactionCoordinator("tx-conflict")
+	require.NoError(t, c.FreezeBroker(coord))
+	short, cancelShort := context.WithTimeout(ctx, 100*time.Millisecond)
+	err := p.CommitTransaction(short)
+	cancelShort()
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Contains(t, err.Error(), "still under way")
+	for name, call := range map[string]func() error{
+		"AbortTransaction": func() error { return p.AbortTransaction(ctx) },
+		"BeginTransaction": p.BeginTransaction,
+		"SendOffsetsToTransaction": func() error {
+			return p.SendOffsetsToTransaction(ctx, client.GroupMetadata{GroupID: "g", GenerationID: -1}, []client.TxnOffset{{Topic: "t", Offset: 1, LeaderEpoch: -1}})
+		},
+	} {
+		err := call()
+		require.ErrorIs(t, err, client.ErrTxnInProgress, name)
+		require.ErrorIs(t, err, client.ErrTxnState, name)
+		require.NotErrorIs(t, err, context.DeadlineExceeded, name)
+		require.Contains(t, err.Error(), "CommitTransaction", name)
+		require.NotContains(t, err.Error(), "\n", name)
+	}
+	require.NoError(t, c.ThawBroker(coord))
+	require.NoError(t, p.CommitTransaction(ctx), "the same commit's outcome")
+	r.wg.Wait()
+	waitTxnEnded(t, c, "tx-conflict")
+	checkCommitted(t, c, "t", r)
 }

@@ -110,8 +110,47 @@ var (
 	errMustAbort         = fmt.Errorf("%w: the transaction must be aborted: %w", ErrTxnState, ErrNotWritten)
 )
 
+// TxnCodeError is a transaction error a Kafka code caused: the code a
+// transaction or group coordinator, or a partition's leader, answered
+// (a batch's own code when a failed batch made the transaction
+// abortable). Err is the error itself, whose text names the code; it
+// matches ErrTxnAbortable or ErrTxnFatal (and ErrFenced when the
+// coordinator refused the epoch). Find it with errors.As; errors
+// without a code (a loss of acknowledged records, a deadline) carry none.
+type TxnCodeError struct {
+	Code kafkaerr.Code // a Kafka code, never kafkaerr.Transport
+	Err  error
+}
+
+// Error returns Err's text.
+func (e *TxnCodeError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *TxnCodeError) Unwrap() error { return e.Err }
+
+// withTxnCode carries c beside err (err's text names it), unless c is no
+// Kafka code (Transport).
+func withTxnCode(c kafkaerr.Code, err error) error {
+	if _, ok := c.Wire(); !ok {
+		return err
+	}
+	return &TxnCodeError{Code: c, Err: err}
+}
+
 // txnCodeError is a coordinator's or a leader's code that the transaction
 // cannot go on after (kind: ErrTxnAbortable or ErrTxnFatal).
 func txnCodeError(c kafkaerr.Code, kind error) error {
-	return fmt.Errorf("%w: answered %v", kind, c)
+	return withTxnCode(c, fmt.Errorf("%w: answered %v", kind, c))
+}
+
+// txnBatchError is the abortable error of a transaction one of whose
+// batches failed with err: the batch's code, if a broker answered one,
+// is carried as the transaction's.
+func txnBatchError(err error) error {
+	out := fmt.Errorf("%w: a batch failed: %v", ErrTxnAbortable, err)
+	var ce *CodeError
+	if errors.As(err, &ce) {
+		return withTxnCode(ce.Code, out)
+	}
+	return out
 }

@@ -483,3 +483,77 @@ func TestTxnRuleFatalWhileAwaitingSplitFailsTheParts(t *testing.T) {
 		}
 	}
 }
+
+// TestTxnErrorsCarryTheCode: an abortable or fatal error a Kafka code
+// caused carries that code (*TxnCodeError, errors.As) beside the kind
+// (ErrTxnAbortable, ErrTxnFatal, ErrFenced), its text unchanged; errors
+// without a code carry none.
+func TestTxnErrorsCarryTheCode(t *testing.T) {
+	last := func(r *trig) error {
+		t.Helper()
+		sc := find[TxnStateChanged](r.ev)
+		return sc[len(sc)-1].Err
+	}
+	hasCode := func(err error, kind error, code kafkaerr.Code) {
+		t.Helper()
+		var ce *TxnCodeError
+		if !errors.As(err, &ce) || ce.Code != code || !errors.Is(err, kind) || !strings.Contains(err.Error(), code.String()) {
+			t.Fatalf("%v: want %v with the code %v", err, kind, code)
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Fatalf("%q: not one line", err)
+		}
+	}
+
+	// A batch the leader refused: the batch's code.
+	r := newTrig(t, Config{})
+	r.init()
+	s := r.begin(tp0, 1)
+	r.answer(tp0, s[0].ID, kafkaerr.TopicAuthorizationFailed, -1)
+	r.state(TxnAbortableError)
+	hasCode(last(r), ErrTxnAbortable, kafkaerr.TopicAuthorizationFailed)
+
+	// A stale epoch a leader answered, then the abort's EndTxn fenced.
+	r = newTrig(t, Config{})
+	r.init()
+	s = r.begin(tp0, 1)
+	r.answer(tp0, s[0].ID, kafkaerr.InvalidProducerEpoch, -1)
+	r.state(TxnAbortableError)
+	hasCode(last(r), ErrTxnAbortable, kafkaerr.InvalidProducerEpoch)
+	r.take()
+	r.step(AbortTxn{})
+	r.step(EndTxnAnswer{Code: kafkaerr.ProducerFenced})
+	r.state(TxnFatal)
+	hasCode(last(r), ErrFenced, kafkaerr.ProducerFenced)
+	hasCode(last(r), ErrTxnFatal, kafkaerr.ProducerFenced)
+
+	// The coordinator refused InitProducerId.
+	r = newTrig(t, Config{})
+	r.step(InitTransactions{})
+	r.step(CoordinatorFound{Broker: 9})
+	r.step(InitProducerIDAnswer{Code: kafkaerr.TransactionalIDAuthorizationFailed})
+	r.state(TxnFatal)
+	hasCode(last(r), ErrTxnFatal, kafkaerr.TransactionalIDAuthorizationFailed)
+
+	// EndTxn(commit) refused.
+	r = newTrig(t, Config{})
+	r.init()
+	s = r.begin(tp0, 1)
+	r.step(CommitTxn{})
+	r.answer(tp0, s[0].ID, kafkaerr.None, 40)
+	r.step(EndTxnAnswer{Code: kafkaerr.InvalidTxnState})
+	r.state(TxnFatal)
+	hasCode(last(r), ErrTxnFatal, kafkaerr.InvalidTxnState)
+
+	// No code: the broker cannot bump the epoch.
+	r = newTrig(t, Config{TxnNoEpochBump: true})
+	r.init()
+	s = r.begin(tp0, 1)
+	r.answer(tp0, s[0].ID, kafkaerr.InvalidProducerEpoch, -1)
+	r.step(AbortTxn{})
+	r.state(TxnFatal)
+	var ce *TxnCodeError
+	if err := last(r); errors.As(err, &ce) || !errors.Is(err, ErrTxnFatal) {
+		t.Fatalf("%v: want ErrTxnFatal without a code", err)
+	}
+}

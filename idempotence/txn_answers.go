@@ -4,6 +4,8 @@ package idempotence
 // each applied by its code's kafkaerr.TxnAction (README, transactions).
 
 import (
+	"fmt"
+
 	"github.com/rollsafe/rollsafe/kafkaerr"
 )
 
@@ -26,7 +28,7 @@ func (pr *Producer) initAnswered(x InitProducerIDAnswer) {
 		if t.state == TxnBumping && (x.Code == kafkaerr.ProducerFenced || x.Code == kafkaerr.InvalidProducerEpoch) {
 			// The bump after our own abort refused: a newer instance
 			// took the id meanwhile.
-			pr.txnFatal(errFenced)
+			pr.txnFatal(withTxnCode(x.Code, fmt.Errorf("%w: answered %v", errFenced, x.Code)))
 			return
 		}
 		pr.txnFatal(txnCodeError(x.Code, ErrTxnFatal))

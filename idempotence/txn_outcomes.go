@@ -43,7 +43,7 @@ func (pr *Producer) coordinatorFenced(c kafkaerr.Code) {
 		pr.txnFatal(txnCodeError(c, ErrTxnFatal))
 		return
 	}
-	pr.txnFatal(fmt.Errorf("%w: %w: the coordinator refused the epoch (answered %v): a newer instance took the transactional id, or the coordinator aborted the transaction on its timeout", ErrFenced, ErrTxnFatal, c))
+	pr.txnFatal(withTxnCode(c, fmt.Errorf("%w: %w: the coordinator refused the epoch (answered %v): a newer instance took the transactional id, or the coordinator aborted the transaction on its timeout", ErrFenced, ErrTxnFatal, c)))
 }
 
 // txnStale records a stale epoch a partition's leader answered (47, 90):
@@ -125,7 +125,7 @@ func (pr *Producer) txnDivert(e Event) bool {
 		return true
 	case Failed:
 		t.results = append(t.results, txnResult{tp: x.TP, id: x.ID, offset: -1, written: !errors.Is(x.Err, ErrNotWritten)})
-		pr.txnAbortable(fmt.Errorf("%w: a batch failed: %v", ErrTxnAbortable, x.Err))
+		pr.txnAbortable(txnBatchError(x.Err))
 		return true
 	case DataLoss:
 		pr.txnAbortable(errTxnLoss)

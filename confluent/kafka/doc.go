@@ -85,11 +85,19 @@
 // (txn_errors.go holds the table):
 //
 //	client.ErrFenced            ErrFenced, IsFatal
-//	client.ErrTxnFatal          ErrFatal, IsFatal
-//	client.ErrTxnAbortable      ErrFail, TxnRequiresAbort (call AbortTransaction)
+//	client.ErrTxnFatal          the broker's code (else ErrFatal), IsFatal
+//	client.ErrTxnAbortable      the broker's code (else ErrFail), TxnRequiresAbort (call AbortTransaction)
 //	client.ErrNotTransactional  ErrNotConfigured
+//	client.ErrTxnInProgress     ErrConflict, IsRetriable (another transaction call is under way)
 //	client.ErrTxnState          ErrState (a commit without a transaction…)
 //	context ended first         ErrTimedOut, IsRetriable (the call goes on: call it again)
+//
+// A fatal or abortable error a broker's code caused carries that code, as
+// librdkafka's does (its ErrorCode values are Kafka's for broker errors:
+// ErrTopicAuthorizationFailed, ErrInvalidTxnState…); fencing is ErrFenced.
+// BeginTransaction while the transaction must be aborted returns the
+// abortable error (TxnRequiresAbort), as librdkafka's begin_transaction
+// does.
 //
 // A fatal error also makes the producer fatal (Error event, GetFatalError,
 // Produce refused with ErrFatal). CommitTransaction returns after the

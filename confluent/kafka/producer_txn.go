@@ -45,9 +45,12 @@ func (p *Producer) InitTransactions(ctx context.Context) error {
 // has been called, it returns ErrState and the message is not produced.
 //
 // Returns nil on success or an Error: ErrState when a transaction is
-// already open (or must be aborted first), before InitTransactions or after
-// Close, ErrNotConfigured without transactional.id, the fatal Error once
-// the producer is fatal.
+// already open, before InitTransactions or after Close; the abortable
+// error (TxnRequiresAbort, with the code that caused it) while the last
+// transaction must be aborted, as librdkafka returns it; ErrConflict
+// (IsRetriable) while another transaction call is under way;
+// ErrNotConfigured without transactional.id; the fatal Error once the
+// producer is fatal.
 func (p *Producer) BeginTransaction() error {
 	if err := p.txnUsable(); err != nil {
 		return err
@@ -73,10 +76,11 @@ func (p *Producer) BeginTransaction() error {
 //
 // Returns nil on success or an Error: TxnRequiresAbort when the
 // transaction cannot commit (a message failed, the coordinator aborted it
-// on its timeout): call AbortTransaction, then begin the next one; IsFatal
-// when the producer can go no further (ErrFenced: a newer instance with
-// the same transactional.id took over); ErrState without a transaction
-// open.
+// on its timeout; the Code is the broker's that caused it, when one did):
+// call AbortTransaction, then begin the next one; IsFatal when the
+// producer can go no further (ErrFenced: a newer instance with the same
+// transactional.id took over); ErrConflict (IsRetriable) while another
+// transaction call is under way; ErrState without a transaction open.
 func (p *Producer) CommitTransaction(ctx context.Context) error {
 	if err := p.txnUsable(); err != nil {
 		return err
@@ -102,7 +106,8 @@ func (p *Producer) CommitTransaction(ctx context.Context) error {
 // AbortTransaction again waits for it.
 //
 // Returns nil on success or an Error: ErrState without a transaction to
-// abort, IsFatal when the producer can go no further.
+// abort, ErrConflict (IsRetriable) while another transaction call is under
+// way, IsFatal when the producer can go no further.
 func (p *Producer) AbortTransaction(ctx context.Context) error {
 	if err := p.txnUsable(); err != nil {
 		return err

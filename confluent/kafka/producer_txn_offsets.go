@@ -31,8 +31,9 @@ import (
 // consumerMetadata (or its group id) or with an offset without a topic; TxnRequiresAbort
 // when the transaction cannot commit (the group coordinator refused the
 // member's generation, the group is not authorized…): call
-// AbortTransaction; IsFatal when the producer can go no further; ErrState
-// without a transaction open.
+// AbortTransaction; IsFatal when the producer can go no further;
+// ErrConflict (IsRetriable) while another transaction call is under way;
+// ErrState without a transaction open.
 func (p *Producer) SendOffsetsToTransaction(ctx context.Context, offsets []TopicPartition, consumerMetadata *ConsumerGroupMetadata) error {
 	if err := p.txnUsable(); err != nil {
 		return err

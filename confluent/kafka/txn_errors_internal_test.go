@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollsafe/rollsafe/client"
+	"github.com/rollsafe/rollsafe/protocol"
 )
 
 // TestTxnErrorMapping: each error of client.Producer's transaction calls
@@ -32,6 +33,18 @@ func TestTxnErrorMapping(t *testing.T) {
 		{"cancelled", fmt.Errorf("client: AbortTransaction: still under way: %w", context.Canceled), ErrTimedOut, false, true, false},
 		{"closed", fmt.Errorf("client: CommitTransaction: %w", client.ErrClosed), ErrState, false, false, false},
 		{"anything else", errors.New("boom"), ErrFail, false, false, false},
+		// A broker's code that caused a fatal or abortable error is the
+		// Error's code, as librdkafka's: its ErrorCode values are Kafka's
+		// for broker errors.
+		{"fatal with a code", fmt.Errorf("client: CommitTransaction: %w", errors.Join(fmt.Errorf("%w: answered INVALID_TXN_STATE", client.ErrTxnFatal), protocol.ErrInvalidTxnState)), ErrInvalidTxnState, true, false, false},
+		{"abortable with a code", fmt.Errorf("client: CommitTransaction: %w", errors.Join(fmt.Errorf("%w: a batch failed", client.ErrTxnAbortable), protocol.ErrTopicAuthorizationFailed)), ErrTopicAuthorizationFailed, false, false, true},
+		{"fenced with a code", fmt.Errorf("client: CommitTransaction: %w", errors.Join(client.ErrFenced, client.ErrTxnFatal, protocol.ErrProducerFenced)), ErrFenced, true, false, false},
+		// BeginTransaction while the transaction must be aborted: the
+		// abortable error, as librdkafka's begin_transaction returns it.
+		{"begin after abortable", fmt.Errorf("client: BeginTransaction: %w: abort the transaction first: %w", client.ErrTxnState, errors.Join(fmt.Errorf("%w: a batch failed", client.ErrTxnAbortable), protocol.ErrTopicAuthorizationFailed)), ErrTopicAuthorizationFailed, false, false, true},
+		{"begin after abortable without a code", fmt.Errorf("client: BeginTransaction: %w: abort the transaction first: %w", client.ErrTxnState, client.ErrTxnAbortable), ErrFail, false, false, true},
+		// A call while another is under way: ERR__CONFLICT, retriable.
+		{"in progress", fmt.Errorf("client: AbortTransaction: %w (CommitTransaction): %w", client.ErrTxnInProgress, client.ErrTxnState), ErrConflict, false, true, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rollsafe/rollsafe/client"
 	"github.com/rollsafe/rollsafe/confluent/kafka"
+	"github.com/rollsafe/rollsafe/kafkaerr"
 	"github.com/rollsafe/rollsafe/sim"
 )
 
@@ -97,6 +98,9 @@ func TestTxnFencedIsFatal(t *testing.T) {
 
 	err := old.CommitTransaction(ctx)
 	if ke := kafkaError(t, err); ke.TxnRequiresAbort() {
+		// A leader answered the stale epoch: the abort's EndTxn learns
+		// the fence.
+		require.Contains(t, []kafka.ErrorCode{kafka.ErrInvalidProducerEpoch, kafka.ErrProducerFenced}, ke.Code(), "%v", ke)
 		err = old.AbortTransaction(ctx)
 	}
 	ke := kafkaError(t, err)
@@ -151,6 +155,79 @@ func TestTxnCommitTimeoutRetriable(t *testing.T) {
 	require.True(t, ke.IsTimeout())
 	require.False(t, ke.IsFatal())
 	require.False(t, ke.TxnRequiresAbort())
+	require.NoError(t, c.ThawBroker(coord))
+	require.NoError(t, p.CommitTransaction(ctx), "the same commit's outcome")
+	require.Nil(t, p.GetFatalError())
+}
+
+// TestTxnAbortableBrokerCode: a message the leader refused
+// (TOPIC_AUTHORIZATION_FAILED) makes the transaction abortable; the commit
+// returns that code with TxnRequiresAbort, as librdkafka does, and so does
+// BeginTransaction until the abort (librdkafka's begin_transaction returns
+// the abortable error); after AbortTransaction the next transaction
+// commits.
+func TestTxnAbortableBrokerCode(t *testing.T) {
+	c := newCluster(t, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p := newProducer(t, c, kafka.ConfigMap{"transactional.id": "tx-code"})
+	require.NoError(t, p.InitTransactions(ctx))
+	require.NoError(t, p.BeginTransaction())
+	require.NoError(t, c.InjectError("t", 0, int16(kafkaerr.TopicAuthorizationFailed), 1))
+	ch := make(chan kafka.Event, 1)
+	produceN(t, p, "t", 1, ch)
+	for name, err := range map[string]error{"CommitTransaction": p.CommitTransaction(ctx), "BeginTransaction": p.BeginTransaction()} {
+		ke := kafkaError(t, err)
+		require.Equal(t, kafka.ErrTopicAuthorizationFailed, ke.Code(), "%s: %v", name, ke)
+		require.True(t, ke.TxnRequiresAbort(), name)
+		require.False(t, ke.IsFatal(), name)
+		require.False(t, ke.IsRetriable(), name)
+		require.ErrorIs(t, err, client.ErrTxnAbortable, name)
+	}
+	require.NoError(t, p.AbortTransaction(ctx))
+	m := (<-ch).(*kafka.Message)
+	require.Error(t, m.TopicPartition.Error)
+	require.NoError(t, p.BeginTransaction())
+	produceN(t, p, "t", 1, nil)
+	require.NoError(t, p.CommitTransaction(ctx))
+	require.Nil(t, p.GetFatalError())
+}
+
+// TestTxnConflictingCall: a transaction call while another is under way
+// (a commit whose context ended) is ErrConflict, retriable, as librdkafka's
+// rd_kafka_txn_curr_api_begin answers; the commit goes on and its outcome
+// is the next CommitTransaction's.
+func TestTxnConflictingCall(t *testing.T) {
+	c := newCluster(t, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p := newProducer(t, c, kafka.ConfigMap{"transactional.id": "tx-conflict"})
+	require.NoError(t, p.InitTransactions(ctx))
+	require.NoError(t, p.BeginTransaction())
+	produceN(t, p, "t", 5, nil)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		// Every message written: the commit hands nothing over.
+		hw, _, err := c.HighWatermark("t", 0)
+		require.NoError(t, err)
+		if hw >= 5 {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "5 messages not written")
+	}
+	coord := c.TransactionCoordinator("tx-conflict")
+	require.NoError(t, c.FreezeBroker(coord))
+	short, cancelShort := context.WithTimeout(ctx, 100*time.Millisecond)
+	ke := kafkaError(t, p.CommitTransaction(short))
+	cancelShort()
+	require.Equal(t, kafka.ErrTimedOut, ke.Code(), "%v", ke)
+	for name, err := range map[string]error{"AbortTransaction": p.AbortTransaction(ctx), "BeginTransaction": p.BeginTransaction()} {
+		ke := kafkaError(t, err)
+		require.Equal(t, kafka.ErrConflict, ke.Code(), "%s: %v", name, ke)
+		require.True(t, ke.IsRetriable(), name)
+		require.False(t, ke.IsFatal(), name)
+		require.False(t, ke.TxnRequiresAbort(), name)
+		require.ErrorIs(t, err, client.ErrTxnInProgress, name)
+	}
 	require.NoError(t, c.ThawBroker(coord))
 	require.NoError(t, p.CommitTransaction(ctx), "the same commit's outcome")
 	require.Nil(t, p.GetFatalError())
