@@ -56,7 +56,9 @@ var (
 	// ErrTxnInProgress: a transaction call while another is under way (a
 	// commit, an abort or SendOffsetsToTransaction not yet ended, its
 	// caller's context perhaps ended); also ErrTxnState. The call under
-	// way goes on unaffected: call this one again once it has ended.
+	// way goes on unaffected, and the refused one changed nothing (a
+	// commit refused while SendOffsetsToTransaction runs leaves the
+	// transaction open to records): call it again once the other ended.
 	ErrTxnInProgress = errors.New("client: another transaction call is under way")
 )
 
@@ -136,13 +138,20 @@ func (p *Producer) endTransaction(ctx context.Context, kind txnKind) error {
 	}
 	// No record joins the transaction from now on; every record it has
 	// reaches the loop before the call does.
-	if err := p.txnGate.shut(ctx); err != nil {
+	wasOpen, err := p.txnGate.shut(ctx)
+	if err != nil {
 		return publicError(fmt.Errorf("client: %v: %w", kind, err))
 	}
 	if err := p.txnDrain(ctx); err != nil {
 		return publicError(fmt.Errorf("client: %v: %w", kind, err))
 	}
-	return p.txnCall(ctx, kind, false)
+	err = p.txnCall(ctx, kind, false)
+	if wasOpen && errors.Is(err, ErrTxnInProgress) {
+		// Refused while SendOffsetsToTransaction runs: the transaction
+		// is still open, and takes records again.
+		p.txnGate.reopen()
+	}
+	return err
 }
 
 // txnDrain returns once every record accepted in the transaction has
@@ -227,14 +236,14 @@ func (g *txnGate) leave() {
 	}
 }
 
-// shut closes the transaction to new records and waits for the Produce
-// calls under way to hand theirs over.
-func (g *txnGate) shut(ctx context.Context) error {
+// shut closes the transaction to new records, reports whether it was
+// open, and waits for the Produce calls under way to hand theirs over.
+func (g *txnGate) shut(ctx context.Context) (wasOpen bool, err error) {
 	g.mu.Lock()
-	g.open = false
+	wasOpen, g.open = g.open, false
 	if g.active == 0 {
 		g.mu.Unlock()
-		return nil
+		return wasOpen, nil
 	}
 	if g.quiet == nil {
 		g.quiet = make(chan struct{})
@@ -243,8 +252,15 @@ func (g *txnGate) shut(ctx context.Context) error {
 	g.mu.Unlock()
 	select {
 	case <-quiet:
-		return nil
+		return wasOpen, nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return wasOpen, ctx.Err()
 	}
+}
+
+// reopen admits records again after a shut whose call was refused.
+func (g *txnGate) reopen() {
+	g.mu.Lock()
+	g.open = true
+	g.mu.Unlock()
 }

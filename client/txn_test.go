@@ -464,3 +464,40 @@ func TestTxnCallWhileAnotherIsUnderWay(t *testing.T) {
 	waitTxnEnded(t, c, "tx-conflict")
 	checkCommitted(t, c, "t", r)
 }
+
+// TestTxnCommitRefusedKeepsTheTransactionOpen: a CommitTransaction refused
+// because SendOffsetsToTransaction is under way (ErrTxnInProgress) leaves
+// the transaction open: records produced after it join the transaction,
+// and the commit that follows commits them with the offsets.
+func TestTxnCommitRefusedKeepsTheTransactionOpen(t *testing.T) {
+	c := newCluster(t, 3)
+	p := txnProducer(t, c, "tx-refused")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	require.NoError(t, p.InitTransactions(ctx))
+	require.NoError(t, p.BeginTransaction())
+	r := newRun()
+	r.produce(ctx, t, p, "t", "a", 5, 3)
+	waitRecords(t, c, "t", 5)
+	coord := c.TransactionCoordinator("tx-refused")
+	require.NoError(t, c.FreezeBroker(coord)) // AddOffsetsToTxn waits
+	group := client.GroupMetadata{GroupID: "g", GenerationID: -1}
+	offsets := []client.TxnOffset{{Topic: "t", Partition: 0, Offset: 7, LeaderEpoch: -1}}
+	short, cancelShort := context.WithTimeout(ctx, 100*time.Millisecond)
+	err := p.SendOffsetsToTransaction(short, group, offsets)
+	cancelShort()
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+
+	err = p.CommitTransaction(ctx)
+	require.ErrorIs(t, err, client.ErrTxnInProgress)
+	r.produce(ctx, t, p, "t", "b", 5, 3) // still inside the transaction
+	require.NoError(t, c.ThawBroker(coord))
+	require.NoError(t, p.SendOffsetsToTransaction(ctx, group, offsets), "the same call's outcome")
+	require.NoError(t, p.CommitTransaction(ctx))
+	r.wg.Wait()
+	acked, total := allAcked(r)
+	require.Equal(t, total, acked, "every record committed: %v", r.errs)
+	waitTxnEnded(t, c, "tx-refused")
+	checkCommitted(t, c, "t", r)
+	require.Equal(t, map[int32]int64{0: 7}, c.CommittedOffsets("g")["t"])
+}

@@ -2,7 +2,10 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"time"
+
+	"github.com/rollsafe/rollsafe/client"
 )
 
 // The transactional producer API (transactional.id), as confluent-kafka-go
@@ -85,10 +88,7 @@ func (p *Producer) CommitTransaction(ctx context.Context) error {
 	if err := p.txnUsable(); err != nil {
 		return err
 	}
-	p.txnOpen.Store(false)
-	ctx, cancel := txnContext(ctx, 0)
-	defer cancel()
-	return p.txnResult(p.c.CommitTransaction(ctx))
+	return p.txnEnd(ctx, p.c.CommitTransaction)
 }
 
 // AbortTransaction aborts the ongoing transaction; it is also how the
@@ -112,10 +112,7 @@ func (p *Producer) AbortTransaction(ctx context.Context) error {
 	if err := p.txnUsable(); err != nil {
 		return err
 	}
-	p.txnOpen.Store(false)
-	ctx, cancel := txnContext(ctx, 0)
-	defer cancel()
-	return p.txnResult(p.c.AbortTransaction(ctx))
+	return p.txnEnd(ctx, p.c.AbortTransaction)
 }
 
 // txnUsable refuses a transaction call after Close, and returns the fatal
@@ -153,4 +150,18 @@ func (p *Producer) txnResult(err error) error {
 		p.raiseFatal(&e)
 	}
 	return e
+}
+
+// txnEnd runs CommitTransaction or AbortTransaction: Produce is refused
+// from now on — unless the call is refused because another one is under
+// way (ErrConflict), which leaves the transaction as it was.
+func (p *Producer) txnEnd(ctx context.Context, end func(context.Context) error) error {
+	was := p.txnOpen.Swap(false)
+	ctx, cancel := txnContext(ctx, 0)
+	defer cancel()
+	err := end(ctx)
+	if errors.Is(err, client.ErrTxnInProgress) {
+		p.txnOpen.Store(was)
+	}
+	return p.txnResult(err)
 }

@@ -56,3 +56,36 @@ func TestSendOffsetsToTransaction(t *testing.T) {
 	require.NoError(t, p.CommitTransaction(ctx)) // an empty transaction: the markers of the abort are written by now
 	require.Equal(t, map[int32]int64{0: 10, 1: 11}, c.CommittedOffsets("copier")["in"], "an aborted transaction's offsets are dropped")
 }
+
+// A commit refused because SendOffsetsToTransaction is still under way
+// (ErrConflict, retriable) leaves the transaction open, as librdkafka
+// does: Produce goes on into it, and the next commit commits it.
+func TestCommitConflictKeepsTheTransactionOpen(t *testing.T) {
+	c := newCluster(t, 1, sim.Topic("in", 1, 3))
+	p := newProducer(t, c, kafka.ConfigMap{"transactional.id": "tx-conflict-open"})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	in := "in"
+	group, err := kafka.NewTestConsumerGroupMetadata("copier")
+	require.NoError(t, err)
+	offsets := []kafka.TopicPartition{{Topic: &in, Partition: 0, Offset: 3}}
+	require.NoError(t, p.InitTransactions(ctx))
+	require.NoError(t, p.BeginTransaction())
+	coord := c.TransactionCoordinator("tx-conflict-open")
+	require.NoError(t, c.FreezeBroker(coord)) // AddOffsetsToTxn waits
+	short, cancelShort := context.WithTimeout(ctx, 100*time.Millisecond)
+	require.Equal(t, kafka.ErrTimedOut, kafkaError(t, p.SendOffsetsToTransaction(short, offsets, group)).Code())
+	cancelShort()
+	ke := kafkaError(t, p.CommitTransaction(ctx))
+	require.Equal(t, kafka.ErrConflict, ke.Code(), "%v", ke)
+	ch := make(chan kafka.Event, 3)
+	produceN(t, p, "t", 3, ch) // still inside the transaction: no ErrState
+	require.NoError(t, c.ThawBroker(coord))
+	require.NoError(t, p.SendOffsetsToTransaction(ctx, offsets, group), "the same call's outcome")
+	require.NoError(t, p.CommitTransaction(ctx))
+	for range 3 {
+		m := (<-ch).(*kafka.Message)
+		require.NoError(t, m.TopicPartition.Error)
+	}
+	require.Eventually(t, func() bool { return c.CommittedOffsets("copier")["in"][0] == 3 }, 10*time.Second, 5*time.Millisecond)
+}
