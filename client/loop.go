@@ -273,6 +273,8 @@ func (l *loop) apply(x any) {
 		l.txnCall(v)
 	case heldQueryIn:
 		l.txn.heldWait = append(l.txn.heldWait, v.reply)
+	case ackedQueryIn:
+		l.txn.ackedWait = append(l.txn.ackedWait, v.reply)
 	case closeIn:
 		l.closed = true
 		l.failHeld(notWritten(ErrClosed))

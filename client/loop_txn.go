@@ -51,6 +51,10 @@ type (
 	// heldQueryIn: reply is closed once no record waits for its topic's
 	// metadata (CommitTransaction's and AbortTransaction's drain).
 	heldQueryIn struct{ reply chan struct{} }
+	// ackedQueryIn: reply is closed once no record waits for its topic's
+	// metadata and every batch the machine holds has its outcome (Flush
+	// inside an open transaction).
+	ackedQueryIn struct{ reply chan struct{} }
 )
 
 // txnLoop is the transaction state the loop keeps beside the machine's.
@@ -63,6 +67,7 @@ type txnLoop struct {
 	last      txnKind      // the call ended last, and its outcome
 	lastErr   error
 	heldWait  []chan struct{}
+	ackedWait []chan struct{}
 	offsets   *txnOffsetsCall // the last SendOffsetsToTransaction's, for its TxnOffsetCommit
 }
 
@@ -207,6 +212,12 @@ func (l *loop) txnReplies() {
 			close(c)
 		}
 		t.heldWait = t.heldWait[:0]
+	}
+	if len(t.ackedWait) > 0 && !l.holding() && l.idem.Idle() {
+		for _, c := range t.ackedWait {
+			close(c)
+		}
+		t.ackedWait = t.ackedWait[:0]
 	}
 }
 

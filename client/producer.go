@@ -543,9 +543,18 @@ func (p *Producer) recordsDone(n int) {
 
 // Flush sends every buffered record now and waits until every record
 // accepted so far is resolved (acknowledged or failed), or ctx ends.
+//
+// Inside an open transaction (TransactionalID) it waits until every
+// record of the transaction produced so far is acknowledged by its leader
+// or failed — written, not yet committed, as Kafka's producer flushes —
+// and returns without their callbacks, which come with CommitTransaction
+// or AbortTransaction (a failure shows there: ErrTxnAbortable).
 func (p *Producer) Flush(ctx context.Context) error {
 	if p.calls.inCallback() {
 		return fmt.Errorf("%w: Flush would wait for the callback it runs in", ErrInCallback)
+	}
+	if p.cfg.txnID != "" && p.txnGate.isOpen() {
+		return p.txnFlush(ctx)
 	}
 	p.flushing.Add(1)
 	defer p.flushing.Add(-1)

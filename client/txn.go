@@ -258,6 +258,32 @@ func (g *txnGate) shut(ctx context.Context) (wasOpen bool, err error) {
 	}
 }
 
+// isOpen reports whether a transaction takes records.
+func (g *txnGate) isOpen() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.open
+}
+
+// txnFlush is Flush inside an open transaction: every record produced so
+// far handed to the machine, then the loop answers once every batch has
+// its outcome (acknowledged or failed; told at the transaction's end).
+func (p *Producer) txnFlush(ctx context.Context) error {
+	if err := p.txnDrain(ctx); err != nil {
+		return publicError(fmt.Errorf("client: flush: %w", err))
+	}
+	q := ackedQueryIn{reply: make(chan struct{})}
+	p.loop.in.post(q)
+	select {
+	case <-q.reply:
+		return nil
+	case <-ctx.Done():
+		return publicError(fmt.Errorf("client: flush: records of the transaction unacknowledged: %w", ctx.Err()))
+	case <-p.loop.exited:
+		return publicError(ErrClosed)
+	}
+}
+
 // reopen admits records again after a shut whose call was refused.
 func (g *txnGate) reopen() {
 	g.mu.Lock()

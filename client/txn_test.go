@@ -501,3 +501,46 @@ func TestTxnCommitRefusedKeepsTheTransactionOpen(t *testing.T) {
 	checkCommitted(t, c, "t", r)
 	require.Equal(t, map[int32]int64{0: 7}, c.CommittedOffsets("g")["t"])
 }
+
+// TestTxnFlushWaitsForAcknowledgements: Flush inside an open transaction
+// returns once every record produced so far is acknowledged (in the log,
+// not yet committed), as Kafka's producer flushes, without waiting for
+// the commit; the records' callbacks come with CommitTransaction. A
+// leader that does not answer keeps it waiting until its context ends.
+func TestTxnFlushWaitsForAcknowledgements(t *testing.T) {
+	c := newCluster(t, 3)
+	p := txnProducer(t, c, "tx-flush", client.Linger(time.Hour))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	require.NoError(t, p.InitTransactions(ctx))
+	require.NoError(t, p.BeginTransaction())
+	r := newRun()
+	r.produce(ctx, t, p, "t", "f", 30, 6)
+	require.NoError(t, p.Flush(ctx)) // no commit meanwhile: it returns on the acknowledgements
+	var sum int64
+	for part := int32(0); part < 3; part++ {
+		_, leo, err := c.HighWatermark("t", part)
+		require.NoError(t, err)
+		sum += leo
+	}
+	require.Equal(t, int64(30), sum, "every record in the log when Flush returns")
+	acked, _ := allAcked(r)
+	require.Zero(t, acked, "no callback before the commit")
+
+	// A leader frozen: Flush waits for its acknowledgement until ctx ends.
+	r.produce(ctx, t, p, "t", "g", 6, 6)
+	leader, _ := c.Leader("t", 0)
+	require.NoError(t, c.FreezeBroker(leader))
+	short, cancelShort := context.WithTimeout(ctx, 200*time.Millisecond)
+	err := p.Flush(short)
+	cancelShort()
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.NoError(t, c.ThawBroker(leader))
+	require.NoError(t, p.Flush(ctx))
+	require.NoError(t, p.CommitTransaction(ctx))
+	r.wg.Wait()
+	acked, total := allAcked(r)
+	require.Equal(t, total, acked, "%v", r.errs)
+	waitTxnEnded(t, c, "tx-flush")
+	checkCommitted(t, c, "t", r)
+}

@@ -455,8 +455,26 @@ func (p *Producer) outstanding() int {
 // passes, sending lingering batches at once. Returns the number of
 // outstanding events still un-flushed (Len() and the report being handed
 // over).
+//
+// Inside an open transaction (transactional.id) it returns 0 once every
+// message of the transaction produced so far is acknowledged by its
+// leader (written, not yet committed), as librdkafka's flush does there;
+// their delivery reports come with CommitTransaction or AbortTransaction.
+// If timeoutMs passes first it returns the outstanding events.
 func (p *Producer) Flush(timeoutMs int) int {
 	end := time.Now().Add(time.Duration(timeoutMs) * time.Millisecond)
+	if p.transactional && p.txnOpen.Load() && !p.IsClosed() {
+		// Inside a transaction: every message acknowledged by its
+		// leader, as librdkafka flushes; the reports come with the
+		// commit or the abort.
+		ctx, cancel := context.WithDeadline(context.Background(), end)
+		err := p.c.Flush(ctx)
+		cancel()
+		if err == nil {
+			return 0
+		}
+		return p.outstanding()
+	}
 	for {
 		n := p.outstanding()
 		if n == 0 {

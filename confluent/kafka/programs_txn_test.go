@@ -19,7 +19,8 @@ import (
 // the topic back as a read_committed consumer would (readback.Committed):
 // exactly the messages reported delivered are there, once each, at their
 // reported offsets, in order, and none of the aborted transaction's, whose
-// delivery reports say ErrPurgeQueue (never sent).
+// delivery reports say ErrPurgeQueue (never sent) or ErrPurgeInflight
+// (sent before the abort: in the log, aborted).
 func TestTxnProgram(t *testing.T) {
 	dir := buildPrograms(t)
 	c := newCluster(t, 4)
@@ -33,7 +34,7 @@ func TestTxnProgram(t *testing.T) {
 	for i := abort * per; i < (abort+1)*per; i++ {
 		aborted[fmt.Sprintf("txn-%d", i)] = true
 	}
-	failed := regexp.MustCompile(`(?m)^Failed (\S+): .* \(Local: Purged in queue\)$`).FindAllStringSubmatch(out, -1)
+	failed := regexp.MustCompile(`(?m)^Failed (\S+): .* \(Local: Purged (in queue|in flight)\)$`).FindAllStringSubmatch(out, -1)
 	require.Len(t, failed, per, "a report for each aborted message")
 	for _, f := range failed {
 		require.True(t, aborted[f[1]], "%s failed", f[1])
