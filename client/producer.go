@@ -63,6 +63,8 @@ type Producer struct {
 	// txnUnfinished: the transaction call (txnKind) whose context ended
 	// before its outcome, 0 if none.
 	txnUnfinished atomic.Int32
+	// txnEnding: the commit or abort under way (txn_end.go).
+	txnEnding txnEnding
 
 	loop     *loop         // owns the idempotence machine and every batch
 	topics   topicSet      // topics written to, for metadata refreshes

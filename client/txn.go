@@ -136,22 +136,17 @@ func (p *Producer) endTransaction(ctx context.Context, kind txnKind) error {
 	if p.calls.inCallback() {
 		return fmt.Errorf("%w: %v would wait for the callback it runs in", ErrInCallback, kind)
 	}
-	// No record joins the transaction from now on; every record it has
-	// reaches the loop before the call does.
-	wasOpen, err := p.txnGate.shut(ctx)
+	e, err := p.txnEnding.start(p, kind)
 	if err != nil {
-		return publicError(fmt.Errorf("client: %v: %w", kind, err))
+		return publicError(err)
 	}
-	if err := p.txnDrain(ctx); err != nil {
-		return publicError(fmt.Errorf("client: %v: %w", kind, err))
+	select {
+	case <-e.done:
+		e.claimed.Store(true)
+		return e.err
+	case <-ctx.Done():
+		return publicError(fmt.Errorf("client: %v: still under way (call it again to wait for it): %w", kind, ctx.Err()))
 	}
-	err = p.txnCall(ctx, kind, false)
-	if wasOpen && errors.Is(err, ErrTxnInProgress) {
-		// Refused while SendOffsetsToTransaction runs: the transaction
-		// is still open, and takes records again.
-		p.txnGate.reopen()
-	}
-	return err
 }
 
 // txnDrain returns once every record accepted in the transaction has

@@ -372,6 +372,34 @@ func TestTxnCommitRetriedAfterContextEnds(t *testing.T) {
 	require.ErrorIs(t, p.CommitTransaction(ctx), client.ErrTxnState)
 }
 
+// TestTxnCommitGoesOnWhenItsContextEndsFirst: a commit whose context ends
+// while its records are still being handed over (one waits for its
+// topic's metadata) goes on by itself: once the topic exists the
+// transaction commits and every record is called back, with nobody
+// calling CommitTransaction again; a later call gets that outcome.
+func TestTxnCommitGoesOnWhenItsContextEndsFirst(t *testing.T) {
+	c := newCluster(t, 3)
+	p := txnProducer(t, c, "tx-goes-on")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	require.NoError(t, p.InitTransactions(ctx))
+	require.NoError(t, p.BeginTransaction())
+	r := newRun()
+	r.produce(ctx, t, p, "t", "a", 6, 3)
+	r.produce(ctx, t, p, "later", "b", 3, 3) // no such topic yet: held
+	short, cancelShort := context.WithTimeout(ctx, 100*time.Millisecond)
+	err := p.CommitTransaction(short)
+	cancelShort()
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Contains(t, err.Error(), "still under way")
+	require.NoError(t, c.CreateTopic("later", 3, 3))
+	r.wg.Wait() // the commit went on: every record called back
+	acked, total := allAcked(r)
+	require.Equal(t, total, acked, "%v", r.errs)
+	require.NoError(t, p.CommitTransaction(ctx), "the same commit's outcome")
+	require.ErrorIs(t, p.CommitTransaction(ctx), client.ErrTxnState, "a commit with no transaction")
+}
+
 // TestTxnIDNotAuthorizedIsFatal: a transactional id the principal may not
 // use (no TRANSACTIONAL_ID grant) is refused at FindCoordinator
 // (TRANSACTIONAL_ID_AUTHORIZATION_FAILED): InitTransactions fails fatal at
