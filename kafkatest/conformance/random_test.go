@@ -17,7 +17,7 @@ import (
 )
 
 var (
-	faultRuns  = flag.Int("faults.runs", 20, "random fault schedules TestRandomFaults plays on the real cluster (CI: 20; one costs 1-20 s on 2 shared cores, a kill or stop the most: a restarted broker's start)")
+	faultRuns  = flag.Int("faults.runs", 16, "random fault schedules TestRandomFaults plays on the real cluster (CI: 16; one costs 1-20 s on 2 shared cores, a kill or stop the most: a restarted broker's start)")
 	faultSteps = flag.Int("faults.steps", 1, "most faults in a schedule (each schedule draws 1..faults.steps)")
 	faultSeed  = flag.Uint64("faults.seed", 0, "play only this schedule seed (0: seeds 1..faults.runs)")
 )
