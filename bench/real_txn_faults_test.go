@@ -3,6 +3,7 @@
 package bench
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -10,14 +11,15 @@ import (
 // The transactions scenarios' faults, and the cluster look-ups they use.
 
 // coordinator returns the broker coordinating transactional id id
-// (FindCoordinator), -1 if no broker says.
+// (FindCoordinator), -1 if no broker says within 30 s.
 func (g *txnGroup) coordinator(id string) int32 {
-	for _, addr := range g.c.Addrs() {
-		if node, err := findTxnCoordinator(g.ctx, addr, id); err == nil {
-			return node
-		}
+	ctx, cancel := context.WithTimeout(g.ctx, 30*time.Second)
+	defer cancel()
+	node, err := g.c.TransactionCoordinator(ctx, id)
+	if err != nil {
+		return -1
 	}
-	return -1
+	return node
 }
 
 // coordinatorOfMost returns the broker coordinating most of the peers'

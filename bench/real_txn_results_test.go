@@ -4,7 +4,6 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -12,11 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/rollsafe/rollsafe/client"
 	"github.com/rollsafe/rollsafe/client/readback"
-	"github.com/rollsafe/rollsafe/protocol"
 )
 
 // txnResult is one peer's transactions scenario judged by the log read
@@ -251,36 +247,6 @@ func cell(s string, n int) string {
 		return "-"
 	}
 	return s
-}
-
-// findTxnCoordinator asks the broker at addr for transactional id id's
-// coordinator (FindCoordinator, key type 1).
-func findTxnCoordinator(ctx context.Context, addr, id string) (int32, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	conn, err := protocol.Dial(ctx, addr, protocol.ConnConfig{})
-	if err != nil {
-		return -1, err
-	}
-	defer conn.Close()
-	req := kmsg.NewPtrFindCoordinatorRequest()
-	req.CoordinatorType, req.CoordinatorKey, req.CoordinatorKeys = 1, id, []string{id}
-	resp, err := conn.Request(ctx, req)
-	if err != nil {
-		return -1, err
-	}
-	r := resp.(*kmsg.FindCoordinatorResponse)
-	node, code := r.NodeID, r.ErrorCode
-	if r.Version >= 4 {
-		if len(r.Coordinators) != 1 {
-			return -1, errors.New("FindCoordinator: no coordinator in the answer")
-		}
-		node, code = r.Coordinators[0].NodeID, r.Coordinators[0].ErrorCode
-	}
-	if err := protocol.ErrorForCode(code); err != nil {
-		return -1, fmt.Errorf("FindCoordinator at %s: %w", addr, err)
-	}
-	return node, nil
 }
 
 // fenceWith starts a rollsafe transactional producer with id (which fences

@@ -2,16 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/rollsafe/rollsafe/kafkatest"
-	"github.com/rollsafe/rollsafe/protocol"
 	"github.com/rollsafe/rollsafe/sim"
 )
 
@@ -66,46 +62,12 @@ func (k kafkaTxn) addrs() []string                           { return k.c.Addrs(
 func (k kafkaTxn) kill(id int32) error                       { return k.c.Kill(id) }
 func (k kafkaTxn) start(ctx context.Context, id int32) error { return k.c.Start(ctx, id) }
 
-// coordinator asks a broker (FindCoordinator) for id's transaction
-// coordinator.
+// coordinator asks the cluster (FindCoordinator) for id's transaction
+// coordinator, waiting out a coordinator moving.
 func (k kafkaTxn) coordinator(ctx context.Context, id string) (int32, error) {
-	var last error
-	for _, addr := range k.c.Addrs() {
-		node, err := findTxnCoordinator(ctx, addr, id)
-		if err == nil {
-			return node, nil
-		}
-		last = err
-	}
-	return -1, last
-}
-
-func findTxnCoordinator(ctx context.Context, addr, id string) (int32, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, kafkaStepTimeout)
 	defer cancel()
-	conn, err := protocol.Dial(ctx, addr, protocol.ConnConfig{})
-	if err != nil {
-		return -1, err
-	}
-	defer conn.Close()
-	req := kmsg.NewPtrFindCoordinatorRequest()
-	req.CoordinatorType, req.CoordinatorKey, req.CoordinatorKeys = 1, id, []string{id}
-	resp, err := conn.Request(ctx, req)
-	if err != nil {
-		return -1, err
-	}
-	r := resp.(*kmsg.FindCoordinatorResponse)
-	node, code := r.NodeID, r.ErrorCode
-	if r.Version >= 4 {
-		if len(r.Coordinators) != 1 {
-			return -1, errors.New("FindCoordinator: no coordinator in the answer")
-		}
-		node, code = r.Coordinators[0].NodeID, r.Coordinators[0].ErrorCode
-	}
-	if err := protocol.ErrorForCode(code); err != nil {
-		return -1, fmt.Errorf("FindCoordinator at %s: %w", addr, err)
-	}
-	return node, nil
+	return k.c.TransactionCoordinator(ctx, id)
 }
 
 func txnDemoKafka(ctx context.Context, out io.Writer, cfg demoConfig) (txnReport, error) {
